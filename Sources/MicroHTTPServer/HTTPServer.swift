@@ -1,0 +1,115 @@
+import Synchronization
+
+/// An HTTP/1.1 server on libmicrohttpd that knows nothing of the application it serves.
+///
+/// ```swift
+/// let server = HTTPServer(configuration: ServerConfiguration(port: 0), handler: MyHandler())
+/// try server.start()                 // binds; `server.port` is now the real port
+/// async let serving: Void = server.run()
+/// ...
+/// await server.shutdown(gracePeriod: .seconds(5))
+/// await serving
+/// ```
+///
+/// One event-loop thread serves every connection (see `MHD/EventLoop.swift`). Handlers answer
+/// at once or defer work to tasks that ``run()`` executes; streamed bodies cost no CPU while idle.
+public final class HTTPServer: Sendable {
+    private enum Lifecycle {
+        case idle
+        case running(EventLoop)
+        case stopping
+        case stopped
+    }
+
+    public let configuration: ServerConfiguration
+    let core: ServerCore
+    private let lifecycle = Mutex(Lifecycle.idle)
+    private let boundPort = Atomic<Int>(0)
+    private let loopThreadID = Mutex<(@Sendable () -> Int32)?>(nil)
+
+    public init(configuration: ServerConfiguration, handler: some HTTPHandler) {
+        self.configuration = configuration
+        self.core = ServerCore(configuration: configuration, handler: handler)
+    }
+
+    /// Binds the listening socket and starts serving. Deferred work waits until ``run()`` runs.
+    public func start() throws(HTTPServerError) {
+        try lifecycle.withLock { (lifecycle) throws(HTTPServerError) in
+            guard case .idle = lifecycle else { throw .alreadyStarted }
+            let loop = try EventLoop(core: core)
+            loop.start()
+            boundPort.store(loop.port, ordering: .releasing)
+            loopThreadID.withLock { $0 = { loop.threadID.load(ordering: .acquiring) } }
+            lifecycle = .running(loop)
+        }
+    }
+
+    /// The port the server listens on; 0 before ``start()``.
+    public var port: Int { boundPort.load(ordering: .acquiring) }
+
+    /// Runs deferred work (``HTTPHandlerResult/deferred(_:)``) until ``shutdown(gracePeriod:)``
+    /// has drained the server. Each piece of work runs as a child task of this call.
+    public func run() async {
+        await withDiscardingTaskGroup { group in
+            for await job in core.jobs {
+                group.addTask {
+                    let response = await job.work()
+                    job.context.complete(with: response)
+                }
+            }
+            // Shutdown has answered or abandoned everything still running; stop what is left.
+            group.cancelAll()
+        }
+    }
+
+    /// Stops gracefully: stops accepting connections, lets requests in flight finish, ends every
+    /// stream after what it has queued, and closes the server. Requests still unanswered after
+    /// `gracePeriod` get 503. Returns once the listening socket and every connection are closed.
+    public func shutdown(gracePeriod: Duration = .seconds(5)) async {
+        let loop: EventLoop? = lifecycle.withLock { lifecycle in
+            guard case .running(let loop) = lifecycle else { return nil }
+            lifecycle = .stopping
+            return loop
+        }
+        guard let loop else {
+            core.jobSink.finish()
+            return
+        }
+        core.draining.store(true, ordering: .releasing)
+        loop.quiesce()
+        core.finishStreams()
+        let clock = ContinuousClock()
+        let deadline = clock.now + gracePeriod
+        while !isIdle, clock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        if !isIdle {
+            core.abandonOutstandingWork()
+            let lastChance = clock.now + .seconds(1)
+            while !isIdle, clock.now < lastChance {
+                try? await Task.sleep(for: .milliseconds(10))
+            }
+        }
+        core.jobSink.finish()
+        loop.stop()
+        lifecycle.withLock { $0 = .stopped }
+    }
+
+    private var isIdle: Bool {
+        core.requestsInFlight.load(ordering: .acquiring) == 0 && core.openStreamCount == 0
+    }
+
+    /// The kernel thread id of the event-loop thread, for measuring its CPU use; `nil` before start.
+    public var eventLoopThreadID: Int32? {
+        guard let read = loopThreadID.withLock({ $0 }) else { return nil }
+        let id = read()
+        return id == 0 ? nil : id
+    }
+
+    /// Open TCP connections right now.
+    public var openConnections: Int { core.openConnections.load(ordering: .relaxed) }
+    /// Requests received and not yet completed (including deferred ones).
+    public var requestsInFlight: Int { core.requestsInFlight.load(ordering: .relaxed) }
+    /// Streamed responses still open.
+    public var openStreams: Int { core.openStreamCount }
+}

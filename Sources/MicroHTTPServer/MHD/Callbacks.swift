@@ -1,0 +1,29 @@
+import CMicroHTTPD
+import Synchronization
+
+// libmicrohttpd's callbacks. They are file-level `let`s of the C function types that capture
+// nothing, and reach the ``ServerCore`` through `cls` (unretained: the server outlives its
+// daemon). They must not live in a `main.swift`: top-level code there is @MainActor in Swift 6,
+// and a closure defined there traps (SIGILL) when MHD calls it from its own thread.
+
+let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, _, uploadData, uploadDataSize, slot in
+    guard let cls, let connection, let url, let method, let uploadDataSize, let slot else { return .NO }
+    return Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue().handleCall(
+        connection: connection, url: url, method: method,
+        uploadData: uploadData, uploadDataSize: uploadDataSize, slot: slot)
+}
+
+let requestCompleted: MHD_RequestCompletedCallback = { cls, _, slot, _ in
+    guard let cls, let slot else { return }
+    Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue().requestCompleted(slot)
+}
+
+let connectionNotified: MHD_NotifyConnectionCallback = { cls, _, _, event in
+    guard let cls else { return }
+    let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
+    if event.rawValue == 0 {  // MHD_CONNECTION_NOTIFY_STARTED (not imported by name)
+        core.openConnections.add(1, ordering: .relaxed)
+    } else {
+        core.openConnections.subtract(1, ordering: .relaxed)
+    }
+}

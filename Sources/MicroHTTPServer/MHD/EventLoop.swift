@@ -1,0 +1,88 @@
+import CMicroHTTPD
+import Dispatch
+import Foundation
+import Synchronization
+
+/// A libmicrohttpd daemon in external-epoll mode, driven by one thread of ours that loops on
+/// `MHD_run_wait(daemon, 50)`.
+///
+/// Why not MHD's internal polling thread: in 0.9.75 its epoll loop can block forever when exactly
+/// 128·k sockets become ready at once (the drain loop re-enters `epoll_wait` with no timeout);
+/// our own loop bounds that stall to 50 ms at no measurable cost (bench/README.md). One thread
+/// serves every connection: handlers never block it, storage work runs elsewhere.
+final class EventLoop: @unchecked Sendable {
+    // Safety: `daemon` is set once in `init`; after `start()` only the loop thread drives it,
+    // other threads only resume connections (thread-safe in MHD) or flip the atomics below, and
+    // `stop()` frees it only after the loop thread has exited.
+    private let daemon: OpaquePointer
+    private let running = Atomic<Bool>(true)
+    private let quiesceRequested = Atomic<Bool>(false)
+    private let listenSocket = Atomic<Int32>(-1)
+    private let stopped = Atomic<Bool>(false)
+    private let exited = DispatchSemaphore(value: 0)
+    /// The kernel thread id of the loop thread, once it runs (for CPU accounting in tests).
+    let threadID = Atomic<Int32>(0)
+    /// The bound port (the chosen one when configured with port 0).
+    let port: Int
+
+    init(core: ServerCore) throws(HTTPServerError) {
+        let configuration = core.configuration
+        let address = try SocketAddress(host: configuration.host, port: configuration.port)
+        var flags = MHD_USE_EPOLL.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_ERROR_LOG.rawValue
+        if address.isIPv6 { flags |= MHD_USE_IPv6.rawValue }
+        let options = [
+            MHD_OptionItem(option: .CONNECTION_LIMIT, value: configuration.maxConnections, ptr_value: nil),
+            MHD_OptionItem(option: .PER_IP_CONNECTION_LIMIT, value: configuration.maxConnectionsPerIP, ptr_value: nil),
+            MHD_OptionItem(option: .CONNECTION_TIMEOUT, value: configuration.idleTimeoutSeconds, ptr_value: nil),
+            MHD_OptionItem(option: .CONNECTION_MEMORY_LIMIT, value: configuration.connectionMemoryBytes, ptr_value: nil),
+            MHD_OptionItem(option: .LISTEN_BACKLOG_SIZE, value: configuration.listenBacklog, ptr_value: nil),
+            // 400 for an HTTP/1.1 request without Host; the rest of the framing is FramingCheck's.
+            MHD_OptionItem(option: .STRICT_FOR_CLIENT, value: 1, ptr_value: nil),
+            MHD_OptionItem(option: .END, value: 0, ptr_value: nil),
+        ]
+        let cls = Unmanaged.passUnretained(core).toOpaque()
+        let daemon = options.withUnsafeBufferPointer { items in
+            address.withSockaddr { sockaddr in
+                cmhd_start_daemon(flags, UInt16(clamping: configuration.port), accessHandler, cls,
+                                  requestCompleted, connectionNotified, sockaddr, items.baseAddress)
+            }
+        }
+        guard let daemon else {
+            throw .startFailed(host: configuration.host, port: configuration.port)
+        }
+        self.daemon = daemon
+        self.port = Int(cmhd_bound_port(daemon))
+    }
+
+    func start() {
+        let thread = Thread { [self] in loop() }
+        thread.name = "http-event-loop"
+        thread.start()
+    }
+
+    private func loop() {
+        threadID.store(cmhd_current_thread_id(), ordering: .releasing)
+        while running.load(ordering: .acquiring) {
+            if quiesceRequested.exchange(false, ordering: .acquiringAndReleasing) {
+                listenSocket.store(MHD_quiesce_daemon(daemon), ordering: .releasing)
+            }
+            // Bounded wait: wakes at least every 50 ms (the epoll-stall bound above and how
+            // quickly `quiesce()`/`stop()` take effect); costs nothing measurable while idle.
+            _ = MHD_run_wait(daemon, 50)
+        }
+        exited.signal()
+    }
+
+    /// Stops accepting new connections (within 50 ms); open connections are served on.
+    func quiesce() { quiesceRequested.store(true, ordering: .releasing) }
+
+    /// Stops the loop and the daemon, closing every connection. Call once nothing is suspended.
+    func stop() {
+        guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        running.store(false, ordering: .releasing)
+        exited.wait()
+        MHD_stop_daemon(daemon)
+        let socket = listenSocket.load(ordering: .acquiring)
+        if socket >= 0 { close(socket) }
+    }
+}

@@ -1,0 +1,74 @@
+import CMicroHTTPD
+
+/// Turns ``HTTPResponse`` values into libmicrohttpd responses and queues them.
+enum MHDResponse {
+    /// Queues a complete body; MHD copies the bytes (`RESPMEM_MUST_COPY`).
+    static func queueBytes(
+        _ bytes: [UInt8], status: Int, headers: HTTPHeaders, close: Bool, on connection: OpaquePointer
+    ) -> MHD_Result {
+        let response = bytes.withUnsafeBytes { raw in
+            MHD_create_response_from_buffer(raw.count, UnsafeMutableRawPointer(mutating: raw.baseAddress),
+                                            .RESPMEM_MUST_COPY)
+        }
+        guard let response else { return .NO }
+        defer { MHD_destroy_response(response) }
+        addHeaders(headers, close: close, to: response)
+        return MHD_queue_response(connection, UInt32(clamping: status), response)
+    }
+
+    /// Queues a streamed body of unknown length (sent chunked), read through `streamReader`.
+    /// The retained stream is released by `streamFreed` when MHD is done with the response.
+    static func queueStream(
+        _ stream: ResponseStream, status: Int, headers: HTTPHeaders, core: ServerCore, on connection: OpaquePointer
+    ) -> MHD_Result {
+        let box = Unmanaged.passRetained(StreamBox(stream: stream, core: core)).toOpaque()
+        // MHD_SIZE_UNKNOWN does not import; it is UINT64_MAX.
+        guard let response = MHD_create_response_from_callback(UInt64.max, 4_096, streamReader, box, streamFreed) else {
+            Unmanaged<StreamBox>.fromOpaque(box).release()
+            core.streamReleased(stream)
+            return .NO
+        }
+        defer { MHD_destroy_response(response) }
+        addHeaders(headers, close: false, to: response)
+        return MHD_queue_response(connection, UInt32(clamping: status), response)
+    }
+
+    private static func addHeaders(_ headers: HTTPHeaders, close: Bool, to response: OpaquePointer) {
+        for field in headers {
+            _ = MHD_add_response_header(response, field.name, field.value)
+        }
+        if close {
+            _ = MHD_add_response_header(response, "Connection", "close")
+        }
+    }
+}
+
+/// What a streamed response's callbacks need: the stream, and the server to tell when it ends.
+final class StreamBox {
+    let stream: ResponseStream
+    let core: ServerCore
+
+    init(stream: ResponseStream, core: ServerCore) {
+        self.stream = stream
+        self.core = core
+    }
+}
+
+/// MHD asks for the next bytes of a streamed body. Returning 0 without suspending would make MHD
+/// ask again at once (a busy loop), so an empty stream suspends its connection first.
+private let streamReader: MHD_ContentReaderCallback = { cls, _, buffer, max in
+    guard let cls, let buffer else { return -2 }
+    let box = Unmanaged<StreamBox>.fromOpaque(cls).takeUnretainedValue()
+    switch box.stream.read(into: UnsafeMutableRawBufferPointer(start: buffer, count: max)) {
+    case .bytes(let count): return count
+    case .suspended: return 0
+    case .endOfStream: return -1  // MHD_CONTENT_READER_END_OF_STREAM
+    case .abort: return -2  // MHD_CONTENT_READER_END_WITH_ERROR
+    }
+}
+
+private let streamFreed: MHD_ContentReaderFreeCallback = { cls in
+    guard let cls else { return }
+    let box = Unmanaged<StreamBox>.fromOpaque(cls).takeRetainedValue()
+    box.core.streamReleased(box.stream)
+}

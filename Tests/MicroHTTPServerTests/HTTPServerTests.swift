@@ -1,0 +1,81 @@
+import Foundation
+import HTTPTestClient
+import MicroHTTPServer
+import Testing
+
+@Suite("HTTPServer: requests, responses, keep-alive, deferred work")
+struct HTTPServerTests {
+    @Test("port 0 binds an ephemeral port that can be read back")
+    func ephemeralPort() async throws {
+        try await withTestServer { server, _ in
+            #expect(server.port > 0)
+            let response = try await TestHTTP.request(port: server.port, "GET", "/echo")
+            #expect(response.status == 200)
+        }
+    }
+
+    @Test("method, path, query, headers, body and peer address reach the handler")
+    func requestValues() async throws {
+        try await withTestServer { server, _ in
+            let response = try await TestHTTP.request(
+                port: server.port, "POST", "/echo?a=1&b&c=x%20y", headers: [("X-Test", "yes")], body: Array("12345".utf8))
+            #expect(response.text == "POST /echo q[a=1&b=<nil>&c=x y] body=5 x-test=yes remote=127.0.0.1")
+        }
+    }
+
+    @Test("keep-alive survives many requests, GET and POST alike (answers come on the last handler call)")
+    func keepAlive() async throws {
+        try await withTestServer { server, _ in
+            let connection = try TestConnection(port: server.port)
+            for index in 0..<20 {
+                let method = index.isMultiple(of: 2) ? "GET" : "POST"
+                let response = try await connection.request(method, "/echo", body: method == "POST" ? Array("x".utf8) : [])
+                #expect(response.status == 200)
+                #expect(response.header("Connection")?.lowercased() != "close")
+            }
+            let closed = await connection.isClosedByServer(within: .milliseconds(100))
+            #expect(!closed)
+        }
+    }
+
+    @Test("a deferred response arrives, on a connection that stays usable")
+    func deferredResponse() async throws {
+        try await withTestServer { server, _ in
+            let connection = try TestConnection(port: server.port)
+            let slow = try await connection.request("GET", "/slow?ms=50")
+            #expect(slow.status == 200)
+            #expect(slow.text == "slept 50")
+            let next = try await connection.request("GET", "/echo")
+            #expect(next.status == 200)
+        }
+    }
+
+    @Test("deferred work does not stall other connections")
+    func deferredWorkDoesNotStall() async throws {
+        try await withTestServer { server, _ in
+            let port = server.port
+            let started = ContinuousClock.now
+            let slow = TestHTTP.startThreads(1) { _ in try TestHTTP.request(port: port, "GET", "/slow?ms=1500") }
+            try await Task.sleep(for: .milliseconds(100))
+            // While the slow request is deferred, 50 quick requests on another connection are answered.
+            let quick = try TestConnection(port: port)
+            for _ in 0..<50 { #expect(try await quick.request("GET", "/echo").status == 200) }
+            let quickDone = ContinuousClock.now - started
+            #expect(quickDone < .milliseconds(1200), "quick requests waited for the slow one: \(quickDone)")
+            #expect(try await slow[0].value.status == 200)
+        }
+    }
+
+    @Test("many deferred requests in flight at once are each answered once")
+    func concurrentDeferred() async throws {
+        try await withTestServer { server, _ in
+            let port = server.port
+            let statuses = try await TestHTTP.onThreads(16) { _ in
+                let connection = try TestConnection(port: port)
+                return try (0..<10).map { _ in try connection.request("GET", "/slow?ms=5").status }
+            }
+            #expect(statuses.flatMap { $0 } == Array(repeating: 200, count: 160))
+            #expect(server.requestsInFlight == 0)
+        }
+    }
+}

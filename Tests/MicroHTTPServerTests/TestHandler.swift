@@ -1,0 +1,66 @@
+import Foundation
+import MicroHTTPServer
+import Synchronization
+
+/// A handler with one route per server behaviour under test.
+final class TestHandler: HTTPHandler {
+    /// Streams opened by `/stream`, so tests can write to them later.
+    let streams = Mutex<[ResponseStream]>([])
+    let terminations = Mutex<[ResponseStream.Termination]>([])
+
+    func handle(_ request: HTTPRequest) -> HTTPHandlerResult {
+        switch request.path {
+        case "/echo":
+            let query = request.query.map { "\($0.name)=\($0.value ?? "<nil>")" }.joined(separator: "&")
+            let text = "\(request.method) \(request.path) q[\(query)] body=\(request.body.count) "
+                + "x-test=\(request.headers["X-Test"] ?? "-") remote=\(request.remoteAddress ?? "-")"
+            return .immediate(HTTPResponse(status: 200, bytes: Array(text.utf8)))
+        case "/slow":
+            let milliseconds = Int(request.queryValue("ms") ?? "") ?? 100
+            return .deferred {
+                try? await Task.sleep(for: .milliseconds(milliseconds))
+                return HTTPResponse(status: 200, bytes: Array("slept \(milliseconds)".utf8))
+            }
+        case "/stream":
+            return .immediate(HTTPResponse(status: 200, body: .stream { stream in
+                stream.write("first\n")
+                stream.onTermination { reason in self.terminations.withLock { $0.append(reason) } }
+                self.streams.withLock { $0.append(stream) }
+            }))
+        default:
+            return .immediate(HTTPResponse(status: 404, bytes: Array("no such path".utf8)))
+        }
+    }
+}
+
+/// Starts a server on an ephemeral port for the duration of `body`, then shuts it down,
+/// also when `body` throws.
+func withTestServer<T>(
+    _ configuration: ServerConfiguration = ServerConfiguration(port: 0),
+    handler: TestHandler = TestHandler(),
+    _ body: (HTTPServer, TestHandler) async throws -> T
+) async throws -> T {
+    let server = HTTPServer(configuration: configuration, handler: handler)
+    try server.start()
+    async let serving: Void = server.run()
+    do {
+        let result = try await body(server, handler)
+        await server.shutdown(gracePeriod: .seconds(2))
+        await serving
+        return result
+    } catch {
+        await server.shutdown(gracePeriod: .seconds(2))
+        await serving
+        throw error
+    }
+}
+
+/// CPU time (user + system, in clock ticks) a thread of this process has used.
+func cpuTicks(ofThread threadID: Int32) throws -> Int {
+    let stat = try String(contentsOfFile: "/proc/self/task/\(threadID)/stat", encoding: .utf8)
+    // Fields after the command name (which is in parentheses and may contain spaces).
+    guard let close = stat.lastIndex(of: ")") else { return 0 }
+    let fields = stat[stat.index(after: close)...].split(separator: " ")
+    // utime and stime are fields 14 and 15 of the whole line, i.e. 12 and 13 after the name.
+    return (Int(fields[11]) ?? 0) + (Int(fields[12]) ?? 0)
+}
