@@ -1,0 +1,63 @@
+import CJansson
+
+/// Parses JSON with Jansson (Debian's libjansson) and converts the tree to ``JSONValue``.
+/// The only file that touches Jansson's pointers.
+/// Related documentation: <https://jansson.readthedocs.io/en/latest/apiref.html#decoding>
+enum JanssonDecoder {
+    /// `JSON_REJECT_DUPLICATES`: the first of two keys silently winning is how mass-assignment
+    /// bugs hide. `JSON_DECODE_ANY`: a top-level scalar is valid JSON; callers check the shape.
+    private static let flags = 0x1 | 0x4
+
+    static func decode(_ bytes: [UInt8]) throws(JSONParseError) -> JSONValue {
+        var error = json_error_t()
+        let root: UnsafeMutablePointer<json_t>? = bytes.withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { characters in
+                json_loadb(characters.baseAddress, characters.count, flags, &error)
+            }
+        }
+        guard let root else {
+            let message = withUnsafeBytes(of: error.text) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            throw JSONParseError(message: message, line: Int(error.line), column: Int(error.column))
+        }
+        defer { json_decref(root) }
+        return convert(root)
+    }
+
+    /// Jansson's tree is well-formed and at most 2048 levels deep (its parser's limit), so
+    /// recursion is bounded.
+    private static func convert(_ node: UnsafeMutablePointer<json_t>) -> JSONValue {
+        switch cjansson_typeof(node) {
+        case JSON_OBJECT:
+            var members: [(String, JSONValue)] = []
+            members.reserveCapacity(json_object_size(node))
+            var iterator = json_object_iter(node)
+            while let current = iterator {
+                if let key = json_object_iter_key(current), let value = json_object_iter_value(current) {
+                    members.append((String(cString: key), convert(value)))
+                }
+                iterator = json_object_iter_next(node, current)
+            }
+            return .object(JSONObject(members))
+        case JSON_ARRAY:
+            return .array((0..<json_array_size(node)).compactMap { index in
+                json_array_get(node, index).map(convert)
+            })
+        case JSON_STRING:
+            guard let characters = json_string_value(node) else { return .string("") }
+            let raw = UnsafeRawBufferPointer(start: characters, count: json_string_length(node))
+            return .string(String(decoding: raw, as: UTF8.self))
+        case JSON_INTEGER:
+            return .integer(json_integer_value(node))
+        case JSON_REAL:
+            return .number(json_real_value(node))
+        case JSON_TRUE:
+            return .bool(true)
+        case JSON_FALSE:
+            return .bool(false)
+        default:
+            return .null
+        }
+    }
+}
