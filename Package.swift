@@ -39,7 +39,7 @@ let package = Package(
         // a test asks for (conflicting headers, oversized bodies) and never busy-waits on a stream.
         .target(name: "HTTPTestClient", path: "Tests/HTTPTestClient"),
         .testTarget(name: "NavPrefsJSONTests", dependencies: ["NavPrefsJSON"]),
-        .testTarget(name: "NavPrefsCoreTests", dependencies: ["NavPrefsCore"]),
+        .testTarget(name: "NavPrefsCoreTests", dependencies: ["NavPrefsCore", "NavPrefsJSON"]),
         .testTarget(name: "MicroHTTPServerTests", dependencies: ["MicroHTTPServer", "HTTPTestClient"]),
         .testTarget(name: "NavPrefsStoreTests", dependencies: ["NavPrefsStore", "NavPrefsCore"]),
         .testTarget(
