@@ -22,6 +22,9 @@ public struct ChangeEvent: Sendable, Hashable {
         self.payload = payload
     }
 
+    /// The payload as JSON text, as the log stores it.
+    public var data: String { JSONValue.object(payload).jsonText }
+
     /// The event for an accepted counter operation (`value` and `version` are the new ones).
     public static func counter(_ operation: CounterOperation, _ state: CounterState) -> ChangeEvent {
         var payload: JSONObject = [
@@ -39,19 +42,22 @@ public struct ChangeEvent: Sendable, Hashable {
     }
 }
 
-/// An entry of a profile's event log.
+/// An entry of a profile's event log, as stored and as streamed.
 public struct LoggedEvent: Sendable, Hashable {
     /// The position in the profile's log: 1, 2, 3, ... (the SSE `id:`).
     public let id: Int64
     public let profile: ProfileName
-    public let event: ChangeEvent
+    public let type: EventType
+    /// The event's data: one JSON object, as text (streamed as is, never re-encoded).
+    public let data: String
     /// Milliseconds since the Unix epoch, when the change was committed.
     public let timestamp: Int64
 
-    public init(id: Int64, profile: ProfileName, event: ChangeEvent, timestamp: Int64) {
+    public init(id: Int64, profile: ProfileName, type: EventType, data: String, timestamp: Int64) {
         self.id = id
         self.profile = profile
-        self.event = event
+        self.type = type
+        self.data = data
         self.timestamp = timestamp
     }
 }

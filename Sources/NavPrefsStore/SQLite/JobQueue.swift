@@ -1,0 +1,79 @@
+import Foundation
+
+/// A FIFO of jobs for worker threads, which block on it while it is empty.
+///
+/// Safety (`@unchecked Sendable`): `jobs` and `closed` are only touched with `condition` locked.
+final class JobQueue<Job>: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var jobs: [Job] = []
+    private var closed = false
+
+    /// Adds a job; `false` once the queue is closed.
+    func submit(_ job: Job) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        guard !closed else { return false }
+        jobs.append(job)
+        condition.signal()
+        return true
+    }
+
+    /// Waits for jobs and takes up to `limit` of them; `nil` once closed and empty.
+    func take(upTo limit: Int) -> ArraySlice<Job>? {
+        condition.lock()
+        defer { condition.unlock() }
+        while jobs.isEmpty && !closed { condition.wait() }
+        guard !jobs.isEmpty else { return nil }
+        let count = min(limit, jobs.count)
+        let taken = jobs[..<count]
+        jobs.removeFirst(count)
+        return taken
+    }
+
+    /// Refuses new jobs; workers finish what is queued, then `take` returns `nil`.
+    func close() {
+        condition.lock()
+        closed = true
+        condition.broadcast()
+        condition.unlock()
+    }
+}
+
+/// Starts a named thread that first runs `setup` (reporting its error back to the caller, who
+/// waits for it) and then `run`.
+func startWorkerThread<State>(
+    name: String,
+    setup: @escaping @Sendable () throws -> State,
+    run: @escaping @Sendable (State) -> Void
+) throws {
+    let ready = DispatchSemaphore(value: 0)
+    let failure = LockedBox<(any Error)?>(nil)
+    let thread = Thread {
+        let state: State
+        do {
+            state = try setup()
+        } catch {
+            failure.value = error
+            ready.signal()
+            return
+        }
+        ready.signal()
+        run(state)
+    }
+    thread.name = name
+    thread.start()
+    ready.wait()
+    if let error = failure.value { throw error }
+}
+
+/// A value handed between two threads that synchronise otherwise (a semaphore above).
+final class LockedBox<Value>: @unchecked Sendable {
+    // Safety: all access goes through `lock`.
+    private let lock = NSLock()
+    private var stored: Value
+    init(_ value: Value) { stored = value }
+    var value: Value {
+        get { lock.lock(); defer { lock.unlock() }; return stored }
+        set { lock.lock(); stored = newValue; lock.unlock() }
+    }
+}

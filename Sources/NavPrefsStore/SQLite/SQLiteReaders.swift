@@ -1,0 +1,42 @@
+import Dispatch
+
+/// Reader threads, each with its own read-only connection; in WAL mode they read the last
+/// committed state without waiting for the writer.
+final class SQLiteReaders: Sendable {
+    typealias Job = @Sendable (SQLiteConnection) -> Void
+
+    private let queue = JobQueue<Job>()
+    private let stopped = DispatchSemaphore(value: 0)
+    private let count: Int
+
+    init(count: Int, open: @escaping @Sendable () throws -> SQLiteConnection) throws {
+        self.count = max(1, count)
+        let queue = self.queue, stopped = self.stopped
+        for index in 0..<self.count {
+            try startWorkerThread(name: "sqlite-reader-\(index)", setup: open) { connection in
+                while let jobs = queue.take(upTo: 1) {
+                    for job in jobs { job(connection) }
+                }
+                stopped.signal()
+            }
+        }
+    }
+
+    /// Runs `body` on a reader connection.
+    func read<Value: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) throws -> Value) async throws(StoreError) -> Value {
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Value, StoreError>, Never>) in
+            let submitted = queue.submit { connection in
+                continuation.resume(returning: Result { () throws(StoreError) -> Value in
+                    do { return try body(connection) } catch { throw error.storeError }
+                })
+            }
+            if !submitted { continuation.resume(returning: .failure(.closed)) }
+        }
+        return try result.get()
+    }
+
+    func close() {
+        queue.close()
+        for _ in 0..<count { stopped.wait() }
+    }
+}

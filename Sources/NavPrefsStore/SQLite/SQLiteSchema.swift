@@ -1,0 +1,72 @@
+import Foundation
+
+/// The database layout, as an ordered list of migrations. The schema version lives in
+/// `PRAGMA user_version`; each migration runs in the transaction that records it.
+///
+/// Tables are STRICT: SQLite would otherwise turn an Int64 overflow into a REAL without a
+/// word (measured: `9223372036854775807 + 1` stored as `9.22337203685478e+18`).
+enum SQLiteSchema {
+    /// Marks the file as NavPrefs' (`PRAGMA application_id`, "NPRF"), so that pointing the
+    /// service at another program's database is refused instead of migrating it.
+    static let applicationID: Int32 = 0x4E50_5246
+
+    static let migrations: [(version: Int, summary: String, sql: String)] = [
+        (1, "profiles, counters and the event log", """
+            CREATE TABLE profiles (
+                name          TEXT    PRIMARY KEY,
+                created_at    INTEGER NOT NULL,
+                last_event_id INTEGER NOT NULL
+            ) STRICT, WITHOUT ROWID;
+
+            CREATE TABLE counters (
+                profile TEXT    PRIMARY KEY,
+                value   INTEGER NOT NULL,
+                version INTEGER NOT NULL
+            ) STRICT, WITHOUT ROWID;
+
+            CREATE TABLE events (
+                profile    TEXT    NOT NULL,
+                id         INTEGER NOT NULL,
+                type       TEXT    NOT NULL,
+                data       TEXT    NOT NULL,
+                created_at INTEGER NOT NULL,
+                PRIMARY KEY (profile, id)
+            ) STRICT, WITHOUT ROWID;
+
+            -- `default` always exists and reads as a fresh profile.
+            INSERT INTO profiles (name, created_at, last_event_id) VALUES ('default', CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER), 0);
+            INSERT INTO counters (profile, value, version) VALUES ('default', 0, 0);
+            """),
+    ]
+
+    static var latestVersion: Int { migrations.last?.version ?? 0 }
+
+    /// Brings the database at `connection` to the latest schema, or refuses a file that is not
+    /// NavPrefs' or is newer than this build.
+    static func migrate(_ connection: SQLiteConnection) throws {
+        try connection.execute("BEGIN IMMEDIATE")
+        do {
+            let application = try connection.queryFirst("PRAGMA application_id") { Int32(truncatingIfNeeded: $0.int64(0)) } ?? 0
+            let current = try connection.queryFirst("PRAGMA user_version") { Int($0.int64(0)) } ?? 0
+            if application != applicationID {
+                let tables = try connection.queryFirst("SELECT count(*) FROM sqlite_schema") { $0.int64(0) } ?? 0
+                guard application == 0, tables == 0 else {
+                    throw StoreError.unavailable(reason: "\(connection.path) is not a NavPrefs database")
+                }
+                try connection.execute("PRAGMA application_id = \(applicationID)")
+            }
+            guard current <= latestVersion else {
+                throw StoreError.unavailable(
+                    reason: "\(connection.path) has schema version \(current); this build knows up to \(latestVersion)")
+            }
+            for migration in migrations where migration.version > current {
+                try connection.execute(migration.sql)
+                try connection.execute("PRAGMA user_version = \(migration.version)")
+            }
+            try connection.execute("COMMIT")
+        } catch {
+            _ = try? connection.execute("ROLLBACK")
+            throw error
+        }
+    }
+}

@@ -1,0 +1,160 @@
+import CSQLite
+import Foundation
+
+/// The writer thread's view of the database: its connection, and what it knows for certain
+/// because it is the only writer (profiles that exist).
+final class WriteContext {
+    let connection: SQLiteConnection
+    var knownProfiles: Set<String> = []
+
+    init(connection: SQLiteConnection) { self.connection = connection }
+}
+
+/// What a write job hands back from inside the transaction: its result, and what to do once
+/// the transaction is committed (update caches, publish events), in commit order.
+struct Committed<Value> {
+    let value: Value
+    let afterCommit: (WriteContext) -> Void
+}
+
+/// The single writer: one thread, one connection, and group commit. Jobs queued while a
+/// transaction commits form the next transaction, each inside a savepoint of its own, so one
+/// refused write (412, 409) rolls back alone while the others share one commit (and, with
+/// `synchronous=FULL`, one flush).
+final class SQLiteWriter: Sendable {
+    private let queue = JobQueue<any WriteJob>()
+    private let stopped = DispatchSemaphore(value: 0)
+
+    init(open: @escaping @Sendable () throws -> WriteContext, maxBatch: Int) throws {
+        let queue = self.queue, stopped = self.stopped
+        try startWorkerThread(name: "sqlite-writer", setup: open) { context in
+            while let batch = queue.take(upTo: maxBatch) {
+                Self.commit(batch, in: context)
+            }
+            stopped.signal()
+        }
+    }
+
+    /// Runs `body` in the next transaction and returns its value once that transaction commits.
+    func write<Value: Sendable>(
+        _ body: @escaping @Sendable (WriteContext) throws -> Committed<Value>
+    ) async throws(StoreError) -> Value {
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Value, StoreError>, Never>) in
+            if !queue.submit(PendingWrite(body: body, continuation: continuation)) {
+                continuation.resume(returning: .failure(.closed))
+            }
+        }
+        return try result.get()
+    }
+
+    /// Finishes every queued write, then stops the thread (which closes the connection).
+    func close() {
+        queue.close()
+        stopped.wait()
+    }
+
+    private static func commit(_ batch: ArraySlice<any WriteJob>, in context: WriteContext) {
+        let connection = context.connection
+        do {
+            try connection.execute("BEGIN IMMEDIATE")
+        } catch {
+            for job in batch { job.abandon(error.storeError) }
+            return
+        }
+        let isolate = batch.count > 1
+        for job in batch {
+            do {
+                if isolate { try connection.execute("SAVEPOINT job") }
+                let refused = try job.perform(context)
+                if isolate {
+                    try connection.execute(refused ? "ROLLBACK TO job; RELEASE job" : "RELEASE job")
+                }
+            } catch {
+                // A storage failure (I/O, disk full, busy) may have rolled the transaction back
+                // already: give up the whole batch, none of it was acknowledged.
+                _ = try? connection.execute("ROLLBACK")
+                for job in batch { job.abandon(error.storeError) }
+                return
+            }
+        }
+        do {
+            if !isolate && batch.first?.wasRefused == true {
+                try connection.execute("ROLLBACK")
+            } else {
+                try connection.execute("COMMIT")
+            }
+        } catch {
+            _ = try? connection.execute("ROLLBACK")
+            for job in batch { job.abandon(error.storeError) }
+            return
+        }
+        for job in batch { job.finish(context) }
+    }
+}
+
+/// A queued write, type-erased for the writer's queue.
+protocol WriteJob: Sendable {
+    /// Runs inside the transaction; returns `true` if the job refused (its changes must be rolled
+    /// back). Throws only for storage failures.
+    func perform(_ context: WriteContext) throws -> Bool
+    var wasRefused: Bool { get }
+    /// After the commit: runs the after-commit effects and answers the caller.
+    func finish(_ context: WriteContext)
+    /// The transaction failed: answers the caller with `error`.
+    func abandon(_ error: StoreError)
+}
+
+/// Safety (`@unchecked Sendable`): `outcome` is written and read only on the writer thread;
+/// the continuation is resumed exactly once, by `finish` or `abandon`.
+private final class PendingWrite<Value: Sendable>: WriteJob, @unchecked Sendable {
+    let body: @Sendable (WriteContext) throws -> Committed<Value>
+    let continuation: CheckedContinuation<Result<Value, StoreError>, Never>
+    var outcome: Result<Committed<Value>, StoreError>?
+
+    init(body: @escaping @Sendable (WriteContext) throws -> Committed<Value>,
+         continuation: CheckedContinuation<Result<Value, StoreError>, Never>) {
+        self.body = body
+        self.continuation = continuation
+    }
+
+    func perform(_ context: WriteContext) throws -> Bool {
+        do {
+            outcome = .success(try body(context))
+            return false
+        } catch let error as StoreError {
+            outcome = .failure(error)
+            return true
+        }
+    }
+
+    var wasRefused: Bool {
+        if case .failure = outcome { true } else { false }
+    }
+
+    func finish(_ context: WriteContext) {
+        switch outcome {
+        case .success(let committed)?:
+            committed.afterCommit(context)
+            continuation.resume(returning: .success(committed.value))
+        case .failure(let error)?:
+            continuation.resume(returning: .failure(error))
+        case nil:
+            continuation.resume(returning: .failure(.internal(reason: "a write finished without running")))
+        }
+    }
+
+    func abandon(_ error: StoreError) {
+        continuation.resume(returning: .failure(error))
+    }
+}
+
+extension Error {
+    /// Any error from inside a store, as the ``StoreError`` callers see.
+    var storeError: StoreError {
+        switch self {
+        case let error as StoreError: error
+        case let error as SQLiteError: error.storeError
+        default: .internal(reason: String(describing: self))
+        }
+    }
+}

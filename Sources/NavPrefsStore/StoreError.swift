@@ -1,0 +1,31 @@
+public import NavPrefsCore
+
+/// Why a store operation failed. The HTTP layer maps each case to one status.
+public enum StoreError: Error, Equatable, CustomStringConvertible {
+    /// The profile has never been written to (and is not `default`).
+    case profileNotFound(ProfileName)
+    /// `If-Match` did not admit the current version (`nil`: the resource does not exist).
+    case preconditionFailed(current: Version?)
+    /// The counter operation would leave Int64; nothing changed.
+    case counter(CounterError)
+    /// The storage cannot serve now (locked, full, unreachable); retrying later may work.
+    case unavailable(reason: String)
+    /// The stored data is damaged.
+    case corrupted(reason: String)
+    /// The store was closed.
+    case closed
+    /// A bug: a state the store does not expect.
+    case `internal`(reason: String)
+
+    public var description: String {
+        switch self {
+        case .profileNotFound(let profile): "profile '\(profile)' not found"
+        case .preconditionFailed(let current): "precondition failed (current version \(current.map(String.init(describing:)) ?? "none"))"
+        case .counter(let error): "counter: \(error)"
+        case .unavailable(let reason): "storage unavailable: \(reason)"
+        case .corrupted(let reason): "storage corrupted: \(reason)"
+        case .closed: "the store is closed"
+        case .internal(let reason): "internal storage error: \(reason)"
+        }
+    }
+}
