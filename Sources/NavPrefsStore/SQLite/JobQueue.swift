@@ -40,15 +40,18 @@ final class JobQueue<Job>: @unchecked Sendable {
 }
 
 /// Starts a named thread that first runs `setup` (reporting its error back to the caller, who
-/// waits for it) and then `run`.
+/// waits for it), then `run`, and signals `exited` once the state `setup` made is released
+/// (for SQLite: once the connection is closed).
 func startWorkerThread<State>(
     name: String,
+    exited: DispatchSemaphore,
     setup: @escaping @Sendable () throws -> State,
     run: @escaping @Sendable (State) -> Void
 ) throws {
     let ready = DispatchSemaphore(value: 0)
     let failure = LockedBox<(any Error)?>(nil)
     let thread = Thread {
+        defer { exited.signal() }
         let state: State
         do {
             state = try setup()

@@ -11,13 +11,19 @@ final class SQLiteReaders: Sendable {
 
     init(count: Int, open: @escaping @Sendable () throws -> SQLiteConnection) throws {
         self.count = max(1, count)
-        let queue = self.queue, stopped = self.stopped
+        let queue = self.queue
         for index in 0..<self.count {
-            try startWorkerThread(name: "sqlite-reader-\(index)", setup: open) { connection in
-                while let jobs = queue.take(upTo: 1) {
-                    for job in jobs { job(connection) }
+            do {
+                try startWorkerThread(name: "sqlite-reader-\(index)", exited: stopped, setup: open) { connection in
+                    while let jobs = queue.take(upTo: 1) {
+                        for job in jobs { job(connection) }
+                    }
                 }
-                stopped.signal()
+            } catch {
+                // Stop the readers already running; each thread (the failed one too) signals once.
+                queue.close()
+                for _ in 0...index { stopped.wait() }
+                throw error
             }
         }
     }

@@ -26,12 +26,11 @@ final class SQLiteWriter: Sendable {
     private let stopped = DispatchSemaphore(value: 0)
 
     init(open: @escaping @Sendable () throws -> WriteContext, maxBatch: Int) throws {
-        let queue = self.queue, stopped = self.stopped
-        try startWorkerThread(name: "sqlite-writer", setup: open) { context in
+        let queue = self.queue
+        try startWorkerThread(name: "sqlite-writer", exited: stopped, setup: open) { context in
             while let batch = queue.take(upTo: maxBatch) {
                 Self.commit(batch, in: context)
             }
-            stopped.signal()
         }
     }
 
