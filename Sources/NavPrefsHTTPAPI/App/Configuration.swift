@@ -1,0 +1,180 @@
+import Foundation
+public import NavPrefsStore
+
+/// Every setting of the `navprefs` executable. Each comes from a flag (`--port 8080` or
+/// `--port=8080`) or an environment variable (`PORT`); flags win over the environment, which
+/// wins over the defaults. Parsing is a pure function of the arguments and the environment.
+public struct Configuration: Sendable, Equatable {
+    public var host = "127.0.0.1"
+    public var port = 8080
+    public var database = DatabaseLocation.sqlite(path: "navprefs.sqlite")
+    public var sqliteSynchronous = Durability.full
+    public var maxBodyBytes = 1 << 20
+    public var maxConnections = 16_384
+    public var maxConnectionsPerIP = 1_024
+    public var idleTimeoutSeconds = 60
+    public var shutdownGraceSeconds = 8
+    public var logLevel = Logger.Level.info
+    public var logFormat = Logger.Format.json
+
+    public init() {}
+
+    /// What the command line asks for.
+    public enum Command: Sendable, Equatable {
+        case run(Configuration)
+        case help
+    }
+
+    public static func parse(arguments: [String], environment: [String: String]) throws(ConfigurationError) -> Command {
+        var configuration = Configuration()
+        for setting in Setting.all {
+            if let value = environment[setting.environment] {
+                try setting.apply(value, &configuration, "\(setting.environment) (environment)")
+            }
+        }
+        var remaining = arguments.dropFirst()[...]
+        while let argument = remaining.popFirst() {
+            if argument == "--help" || argument == "-h" { return .help }
+            guard argument.hasPrefix("--") else { throw ConfigurationError("unexpected argument '\(argument)'") }
+            let name: Substring, value: String
+            if let equals = argument.firstIndex(of: "=") {
+                name = argument[argument.index(argument.startIndex, offsetBy: 2)..<equals]
+                value = String(argument[argument.index(after: equals)...])
+            } else {
+                name = argument.dropFirst(2)
+                guard let next = remaining.popFirst() else { throw ConfigurationError("--\(name) needs a value") }
+                value = next
+            }
+            guard let setting = Setting.all.first(where: { $0.flag == name }) else {
+                throw ConfigurationError("unknown option --\(name)")
+            }
+            try setting.apply(value, &configuration, "--\(name)")
+        }
+        return .run(configuration)
+    }
+
+    /// The settings as logged at start (the database URL's password redacted).
+    public var loggedFields: [(String, String)] {
+        Setting.all.map { ($0.flag, $0.current(self)) }
+    }
+
+    /// `--help` text.
+    public static var usage: String {
+        var text = """
+            navprefs: UserDefaults, NotificationCenter and UINavigationController semantics over HTTP.
+
+            usage: navprefs [--option value]...
+
+            Every option can also be set by its environment variable; an option on the command line wins.
+
+            """
+        for setting in Setting.all {
+            let flag = "--\(setting.flag) \(setting.placeholder)"
+            text += "  \(flag.padding(toLength: 34, withPad: " ", startingAt: 0))\(setting.environment)\n"
+            text += "      \(setting.help) (default: \(setting.current(Configuration())))\n"
+        }
+        return text
+    }
+}
+
+/// Where the data lives.
+public enum DatabaseLocation: Sendable, Equatable, CustomStringConvertible {
+    /// `sqlite:PATH` (or `sqlite:///absolute/path`): the embedded store.
+    case sqlite(path: String)
+
+    init(parsing text: String) throws(ConfigurationError) {
+        if text.hasPrefix("sqlite:") {
+            var path = String(text.dropFirst("sqlite:".count))
+            if path.hasPrefix("//") { path.removeFirst(2) }  // sqlite:///abs/path
+            guard !path.isEmpty else { throw ConfigurationError("the database URL 'sqlite:' needs a file path, e.g. sqlite:navprefs.sqlite") }
+            self = .sqlite(path: path)
+        } else if text.hasPrefix("postgres://") || text.hasPrefix("postgresql://") {
+            throw ConfigurationError("PostgreSQL is not supported by this build yet; use sqlite:PATH")
+        } else {
+            throw ConfigurationError("unsupported database URL '\(text.prefix(40))'; use sqlite:PATH")
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .sqlite(let path): "sqlite:\(path)"
+        }
+    }
+}
+
+/// A setting that cannot be used, in one line.
+public struct ConfigurationError: Error, Equatable, CustomStringConvertible {
+    public let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// One setting: its flag, its environment variable, how to parse it and how to show it.
+struct Setting: Sendable {
+    let flag: String
+    let environment: String
+    let placeholder: String
+    let help: String
+    let apply: @Sendable (String, inout Configuration, String) throws(ConfigurationError) -> Void
+    let current: @Sendable (Configuration) -> String
+
+    static let all: [Setting] = [
+        Setting(flag: "host", environment: "HOST", placeholder: "ADDRESS",
+                help: "address to listen on (0.0.0.0 for every interface)",
+                apply: { value, configuration, source throws(ConfigurationError) in
+                    guard !value.isEmpty else { throw ConfigurationError("\(source): the host cannot be empty") }
+                    configuration.host = value
+                }, current: { $0.host }),
+        integer("port", "PORT", "port to listen on (0 picks a free one)", 0...65_535, { $0.port }, { $0.port = $1 }),
+        Setting(flag: "database", environment: "DATABASE_URL", placeholder: "URL",
+                help: "where data lives: sqlite:PATH",
+                apply: { value, configuration, _ throws(ConfigurationError) in
+                    configuration.database = try DatabaseLocation(parsing: value)
+                }, current: { $0.database.description }),
+        choice("sqlite-synchronous", "SQLITE_SYNCHRONOUS",
+               "full: an acknowledged write survives power loss; normal: it survives a crash of the process only",
+               Durability.allCases.map(\.rawValue), { Durability(rawValue: $0) },
+               { $0.sqliteSynchronous.rawValue }, { $0.sqliteSynchronous = $1 }),
+        integer("max-body-bytes", "MAX_BODY_BYTES", "largest request body accepted (413 beyond)", 1...(64 << 20),
+                { $0.maxBodyBytes }, { $0.maxBodyBytes = $1 }),
+        integer("max-connections", "MAX_CONNECTIONS", "open connections in all", 1...1_000_000,
+                { $0.maxConnections }, { $0.maxConnections = $1 }),
+        integer("max-connections-per-ip", "MAX_CONNECTIONS_PER_IP", "open connections per client address", 1...1_000_000,
+                { $0.maxConnectionsPerIP }, { $0.maxConnectionsPerIP = $1 }),
+        integer("idle-timeout", "IDLE_TIMEOUT_SECONDS", "seconds before an idle connection is closed (0: never)", 0...86_400,
+                { $0.idleTimeoutSeconds }, { $0.idleTimeoutSeconds = $1 }),
+        integer("shutdown-grace", "SHUTDOWN_GRACE_SECONDS",
+                "seconds requests in flight get to finish after SIGTERM (keep below the orchestrator's, Docker: 10)",
+                0...3_600, { $0.shutdownGraceSeconds }, { $0.shutdownGraceSeconds = $1 }),
+        choice("log-level", "LOG_LEVEL", "least severe log lines written", Logger.Level.allCases.map(\.name),
+               { Logger.Level(name: $0) }, { $0.logLevel.name }, { $0.logLevel = $1 }),
+        choice("log-format", "LOG_FORMAT", "json (one object per line) or text", Logger.Format.allCases.map(\.rawValue),
+               { Logger.Format(rawValue: $0) }, { $0.logFormat.rawValue }, { $0.logFormat = $1 }),
+    ]
+
+    private static func integer(
+        _ flag: String, _ environment: String, _ help: String, _ range: ClosedRange<Int>,
+        _ get: @escaping @Sendable (Configuration) -> Int, _ set: @escaping @Sendable (inout Configuration, Int) -> Void
+    ) -> Setting {
+        Setting(flag: flag, environment: environment, placeholder: "N", help: help,
+                apply: { value, configuration, source throws(ConfigurationError) in
+                    guard let number = Int(value), range.contains(number) else {
+                        throw ConfigurationError("\(source): '\(value.prefix(40))' is not a whole number in \(range.lowerBound)...\(range.upperBound)")
+                    }
+                    set(&configuration, number)
+                }, current: { String(get($0)) })
+    }
+
+    private static func choice<Value: Sendable>(
+        _ flag: String, _ environment: String, _ help: String, _ names: [String],
+        _ make: @escaping @Sendable (String) -> Value?,
+        _ get: @escaping @Sendable (Configuration) -> String, _ set: @escaping @Sendable (inout Configuration, Value) -> Void
+    ) -> Setting {
+        Setting(flag: flag, environment: environment, placeholder: names.joined(separator: "|"), help: help,
+                apply: { value, configuration, source throws(ConfigurationError) in
+                    guard let parsed = make(value.lowercased()) else {
+                        throw ConfigurationError("\(source): '\(value.prefix(40))' is not one of \(names.joined(separator: ", "))")
+                    }
+                    set(&configuration, parsed)
+                }, current: get)
+    }
+}

@@ -1,0 +1,107 @@
+public import MicroHTTPServer
+import NavPrefsCore
+import NavPrefsJSON
+public import NavPrefsStore
+import Synchronization
+
+/// NavPrefs' HTTP API: routes requests, answers errors as problem+json, adds the headers every
+/// response carries, and logs one line per request.
+public final class NavPrefsAPI: HTTPHandler {
+    let router: Router
+    let logger: Logger
+
+    public init(store: any Store, logger: Logger) {
+        self.logger = logger
+        router = Router(HealthRoutes().routes + CounterRoutes(store: store).routes)
+    }
+
+    /// Every route template with its methods, for the OpenAPI contract test.
+    public var routeTable: [(template: String, methods: [String])] { router.table }
+
+    public func handle(_ request: HTTPRequest) -> HTTPHandlerResult {
+        let requestID = RequestID.take(from: request.headers)
+        switch router.match(method: request.method, path: request.path) {
+        case .notFound:
+            let error = APIError(.notFound, "No resource at this path; see /openapi.yaml for the API.")
+            return .immediate(finish(error.response(instance: request.path), request, route: "-", requestID))
+        case .methodNotAllowed(let template, let allowed):
+            let error = APIError(.methodNotAllowed, "\(request.method.prefix(20)) is not allowed here; use \(allowed.joined(separator: ", ")).",
+                                 headers: [("Allow", allowed.joined(separator: ", "))])
+            return .immediate(finish(error.response(instance: request.path), request, route: template, requestID))
+        case .found(let route, let parameters):
+            let routed = APIRequest(http: request, template: route.template, parameterNames: route.parameterNames,
+                                    parameterValues: parameters)
+            let result: APIResult
+            do {
+                result = try route.handler(routed)
+            } catch {
+                return .immediate(finish(answer(error, request, requestID), request, route: route.template, requestID))
+            }
+            switch result {
+            case .immediate(let response):
+                return .immediate(finish(response, request, route: route.template, requestID))
+            case .deferred(let work):
+                return .deferred { [self] in
+                    let response: HTTPResponse
+                    do throws(APIError) {
+                        response = try await work()
+                    } catch {
+                        response = answer(error, request, requestID)
+                    }
+                    return finish(response, request, route: route.template, requestID)
+                }
+            }
+        }
+    }
+
+    public func response(for rejection: RequestRejection, method: String, path: String) -> HTTPResponse {
+        var response = APIError(rejection).response(instance: path)
+        response.headers.add("X-Content-Type-Options", "nosniff")
+        logger.info("request", [
+            "method": .string(String(method.prefix(20))), "route": .string("-"), "status": .integer(Int64(response.status)),
+            "rejected": .string("\(rejection)"),
+        ])
+        return response
+    }
+
+    private func answer(_ error: APIError, _ request: HTTPRequest, _ requestID: String) -> HTTPResponse {
+        if let detail = error.logDetail {
+            logger.error("request failed", ["request_id": .string(requestID), "error": .string(detail)])
+        }
+        return error.response(instance: request.path)
+    }
+
+    /// Adds the headers every answer carries and logs the request.
+    private func finish(_ response: HTTPResponse, _ request: HTTPRequest, route: String, _ requestID: String) -> HTTPResponse {
+        var response = response
+        response.headers.add("X-Content-Type-Options", "nosniff")
+        response.headers.add("X-Request-ID", requestID)
+        if logger.isEnabled(.info) {
+            let elapsed = ContinuousClock.now - request.receivedAt
+            let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+            logger.info("request", [
+                "request_id": .string(requestID),
+                "method": .string(String(request.method.prefix(20))),
+                "route": .string(route),
+                "status": .integer(Int64(response.status)),
+                "duration_ms": .number((milliseconds * 1000).rounded() / 1000),
+                "remote": .string(request.remoteAddress ?? "-"),
+            ])
+        }
+        return response
+    }
+}
+
+/// Request ids: the client's `X-Request-ID` when it is short and printable, else a new one.
+enum RequestID {
+    private static let counter = Atomic<UInt64>(0)
+    private static let prefix = String(UInt32.random(in: 0...UInt32.max), radix: 16)
+
+    static func take(from headers: HTTPHeaders) -> String {
+        if let given = headers["X-Request-ID"], !given.isEmpty, given.utf8.count <= 128,
+           given.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) {
+            return given
+        }
+        return prefix + "-" + String(counter.wrappingAdd(1, ordering: .relaxed).newValue, radix: 16)
+    }
+}

@@ -1,0 +1,84 @@
+import MicroHTTPServer
+import NavPrefsCore
+public import NavPrefsJSON
+import NavPrefsStore
+
+/// An error answered to the client as `application/problem+json`.
+public struct APIError: Error, Sendable {
+    public let type: ProblemType
+    /// What went wrong in this occurrence, in one sentence; never internal details.
+    public let detail: String
+    /// Extension members (RFC 9457 §3.2), e.g. the current value of a counter.
+    public var extensions: JSONObject
+    /// Headers the status requires (`Allow` on 405, `Retry-After` on 503, `ETag` on 412).
+    public var headers: [(String, String)]
+    /// What the server log gets and the client does not (the cause of a 5xx).
+    var logDetail: String?
+
+    public init(_ type: ProblemType, _ detail: String, extensions: JSONObject = [:], headers: [(String, String)] = []) {
+        self.type = type
+        self.detail = detail
+        self.extensions = extensions
+        self.headers = headers
+    }
+}
+
+extension APIError {
+    /// The answer for a store error. Unexpected errors keep their details out of the response
+    /// (the caller logs them with the request id).
+    init(_ error: StoreError) {
+        switch error {
+        case .profileNotFound(let profile):
+            self.init(.profileNotFound, "Profile '\(profile)' has never been written to.")
+        case .preconditionFailed(let current?):
+            self.init(.preconditionFailed, "If-Match does not match the current version \(ETag.format(current)).",
+                      extensions: ["currentVersion": .integer(current.rawValue)], headers: [("ETag", ETag.format(current))])
+        case .preconditionFailed(nil):
+            self.init(.preconditionFailed, "If-Match requires an existing resource, and this one does not exist.")
+        case .counter(.outOfRange(let current, let operation)):
+            self.init(.counterOutOfRange,
+                      "\(operation.name) from \(current) would leave the range \(Int64.min)...\(Int64.max); nothing changed.",
+                      extensions: ["currentValue": .integer(current), "operation": .string(operation.name)])
+        case .counter(.invalidStep(let amount)):
+            self.init(.invalidBody, "'by' must be at least 1, not \(amount).")
+        case .unavailable:
+            self.init(.storageUnavailable, "The store cannot serve this request now; retry shortly.",
+                      headers: [("Retry-After", "1")])
+            logDetail = error.description
+        case .closed:
+            self.init(.shuttingDown, "The server is shutting down; retry on another instance.", headers: [("Retry-After", "1")])
+        case .corrupted, .internal:
+            self.init(.internalError, "The server failed to handle this request.")
+            logDetail = error.description
+        }
+    }
+
+    /// The answer for a request the transport refused before routing.
+    init(_ rejection: RequestRejection) {
+        switch rejection {
+        case .payloadTooLarge(let limit):
+            self.init(.payloadTooLarge, "Request bodies are limited to \(limit) bytes.", extensions: ["limit": .integer(Int64(limit))])
+        case .invalidContentLength:
+            self.init(.badFraming, "Content-Length must be one decimal number, stated once.")
+        case .contentLengthWithTransferEncoding:
+            self.init(.badFraming, "A request must not carry both Content-Length and Transfer-Encoding.")
+        case .shuttingDown:
+            self.init(.shuttingDown, "The server is shutting down; retry on another instance.", headers: [("Retry-After", "1")])
+        }
+    }
+
+    /// The response: RFC 9457 members `type`, `title`, `status`, `detail`, `instance`, then extensions.
+    func response(instance: String) -> HTTPResponse {
+        var body = JSONObjectBuilder()
+        body.add("type", type.uri)
+        body.add("title", type.title)
+        body.add("status", type.status)
+        body.add("detail", detail)
+        body.add("instance", instance)
+        for member in extensions { body.add(member.key, member.value) }
+        var responseHeaders = HTTPHeaders()
+        responseHeaders.add("Content-Type", "application/problem+json")
+        for (name, value) in headers { responseHeaders.add(name, value) }
+        return HTTPResponse(status: type.status, headers: responseHeaders, bytes: Array((body.json + "\n").utf8))
+    }
+}

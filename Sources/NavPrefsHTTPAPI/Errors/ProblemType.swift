@@ -1,0 +1,54 @@
+/// Every kind of error NavPrefs answers, each with a stable `type` URI (RFC 9457), title and
+/// status. Clients may branch on `type`; titles never change for a type.
+public enum ProblemType: String, Sendable, CaseIterable {
+    case notFound = "not-found"
+    case methodNotAllowed = "method-not-allowed"
+    case profileNotFound = "profile-not-found"
+    case invalidProfileName = "invalid-profile-name"
+    case malformedJSON = "malformed-json"
+    case invalidBody = "invalid-body"
+    case unsupportedMediaType = "unsupported-media-type"
+    case payloadTooLarge = "payload-too-large"
+    case badFraming = "bad-request-framing"
+    case preconditionFailed = "precondition-failed"
+    case counterOutOfRange = "counter-out-of-range"
+    case storageUnavailable = "storage-unavailable"
+    case shuttingDown = "shutting-down"
+    case internalError = "internal-error"
+
+    /// The `type` member: a URN, stable and not meant to be dereferenced.
+    public var uri: String { "urn:navprefs:problem:" + rawValue }
+
+    public var status: Int {
+        switch self {
+        case .notFound, .profileNotFound: 404
+        case .methodNotAllowed: 405
+        case .invalidProfileName, .malformedJSON, .invalidBody, .badFraming: 400
+        case .unsupportedMediaType: 415
+        case .payloadTooLarge: 413
+        case .preconditionFailed: 412
+        case .counterOutOfRange: 409
+        case .storageUnavailable, .shuttingDown: 503
+        case .internalError: 500
+        }
+    }
+
+    public var title: String {
+        switch self {
+        case .notFound: "No such resource"
+        case .methodNotAllowed: "Method not allowed on this resource"
+        case .profileNotFound: "Profile not found"
+        case .invalidProfileName: "Invalid profile name"
+        case .malformedJSON: "Malformed JSON"
+        case .invalidBody: "Invalid request body"
+        case .unsupportedMediaType: "Unsupported media type"
+        case .payloadTooLarge: "Request body too large"
+        case .badFraming: "Malformed request framing"
+        case .preconditionFailed: "Precondition failed"
+        case .counterOutOfRange: "Counter would leave the 64-bit integer range"
+        case .storageUnavailable: "Storage unavailable"
+        case .shuttingDown: "Server shutting down"
+        case .internalError: "Internal server error"
+        }
+    }
+}

@@ -1,0 +1,92 @@
+import MicroHTTPServer
+import NavPrefsCore
+import NavPrefsJSON
+import NavPrefsStore
+
+/// The seed's counter (`numIndex`), semantics C-1..C-8:
+/// `GET`/`PUT /v1/profiles/{profile}/counter` and `POST .../counter/increment|decrement|reset`.
+struct CounterRoutes {
+    let store: any Store
+
+    static let resource = "/v1/profiles/{profile}/counter"
+
+    var routes: [Route] {
+        [
+            Route("GET", Self.resource, read),
+            Route("PUT", Self.resource) { request throws(APIError) in
+                let body = try JSONBody.object(of: request.http, allowed: ["value"], required: true) ?? [:]
+                return write(.set(try body.requireInt64("value")), request)
+            },
+            Route("POST", Self.resource + "/increment") { request throws(APIError) in
+                write(.increment(try step(of: request)), request)
+            },
+            Route("POST", Self.resource + "/decrement") { request throws(APIError) in
+                write(.decrement(try step(of: request)), request)
+            },
+            Route("POST", Self.resource + "/reset") { request throws(APIError) in
+                _ = try JSONBody.object(of: request.http, allowed: [], required: false)
+                return write(.reset, request)
+            },
+        ]
+    }
+
+    /// Answers from the store's memory when it can (no storage I/O on the event loop), else
+    /// defers to a read.
+    private func read(_ request: APIRequest) throws(APIError) -> APIResult {
+        let profile = try request.profile()
+        switch store.cachedCounter(of: profile) {
+        case .found(let state)?:
+            return .immediate(Self.response(for: state, request: request.http))
+        case .profileNotFound?:
+            throw APIError(StoreError.profileNotFound(profile))
+        case nil:
+            let store = self.store
+            return .deferred { () async throws(APIError) -> HTTPResponse in
+                let state = try await fromStore { () async throws(StoreError) in try await store.counter(of: profile) }
+                return Self.response(for: state, request: request.http)
+            }
+        }
+    }
+
+    private func write(_ operation: CounterOperation, _ request: APIRequest) -> APIResult {
+        let store = self.store
+        return .deferred { () async throws(APIError) -> HTTPResponse in
+            let profile = try request.profile()
+            let precondition = ETag.precondition(from: request.http.headers)
+            let change = try await fromStore { () async throws(StoreError) in
+                try await store.apply(operation, toCounterOf: profile, if: precondition)
+            }
+            return Self.response(for: change.state, eventID: change.eventID)
+        }
+    }
+
+    /// `{"by": n}`, optional; n is a whole number of at least 1.
+    private func step(of request: APIRequest) throws(APIError) -> CounterStep {
+        guard let body = try JSONBody.object(of: request.http, allowed: ["by"], required: false),
+              let amount = try body.int64("by")
+        else { return .one }
+        do {
+            return try CounterStep(amount)
+        } catch {
+            throw APIError(.invalidBody, "'by' must be at least 1, not \(amount).")
+        }
+    }
+
+    /// `{"profile":"p","value":5,"stringValue":"5","version":7}` (+ `eventId` after a write),
+    /// with the version as ETag; 304 when If-None-Match already has it.
+    static func response(for state: CounterState, request: HTTPRequest? = nil, eventID: Int64? = nil) -> HTTPResponse {
+        var headers = HTTPHeaders()
+        headers.add("ETag", ETag.format(state.version))
+        if let request, ETag.noneMatchHits(request.headers, state.version) {
+            return HTTPResponse(status: 304, headers: headers)
+        }
+        headers.add("Content-Type", "application/json")
+        var body = JSONObjectBuilder()
+        body.add("profile", state.profile.rawValue)
+        body.add("value", state.counter.value)
+        body.add("stringValue", state.counter.stringValue)
+        body.add("version", state.version.rawValue)
+        if let eventID { body.add("eventId", eventID) }
+        return HTTPResponse(status: 200, headers: headers, bytes: Array((body.json + "\n").utf8))
+    }
+}

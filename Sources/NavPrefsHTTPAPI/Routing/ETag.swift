@@ -1,0 +1,40 @@
+import MicroHTTPServer
+public import NavPrefsCore
+
+/// Strong entity tags for versioned resources (`"7"`), and the conditional request headers
+/// that carry them (RFC 9110 §8.8.3, §13.1).
+public enum ETag {
+    public static func format(_ version: Version) -> String { "\"\(version.rawValue)\"" }
+
+    /// `If-Match` as a write precondition: `*`, or the versions its strong tags name. Weak tags
+    /// (`W/"7"`) never match under the strong comparison If-Match requires, and tags that are not
+    /// ours can match nothing; both are left out (an empty list fails every write).
+    static func precondition(from headers: HTTPHeaders) -> WritePrecondition? {
+        let fields = headers.values(for: "If-Match")
+        guard !fields.isEmpty else { return nil }
+        let members = fields.flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters() }
+        if members.contains("*") { return .exists }
+        return .version(in: members.compactMap { strongVersion($0) })
+    }
+
+    /// Whether `If-None-Match` matches `version` (weak comparison, RFC 9110 §13.1.2): the GET
+    /// then answers 304.
+    static func noneMatchHits(_ headers: HTTPHeaders, _ version: Version) -> Bool {
+        let fields = headers.values(for: "If-None-Match")
+        guard !fields.isEmpty else { return false }
+        let members = fields.flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters() }
+        return members.contains { $0 == "*" || strongVersion($0.hasPrefix("W/") ? String($0.dropFirst(2)) : $0) == version }
+    }
+
+    private static func strongVersion(_ tag: String) -> Version? {
+        guard tag.count >= 3, tag.first == "\"", tag.last == "\"", let number = Int64(tag.dropFirst().dropLast()),
+              number >= 0 else { return nil }
+        return Version(number)
+    }
+}
+
+extension Substring {
+    func trimmingCharacters() -> String {
+        String(drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
+    }
+}

@@ -1,0 +1,68 @@
+import MicroHTTPServer
+import NavPrefsJSON
+
+/// Reads request bodies: JSON objects only, with a known set of members.
+enum JSONBody {
+    /// The body as a JSON object whose members are all in `allowed`; `nil` for an empty body
+    /// when the body is optional.
+    /// - Throws: 415 for a body that is not `application/json`, 400 for malformed JSON, a body
+    ///   that is not an object, or a member the operation does not know (a typo must not be
+    ///   silently ignored, OWASP API3).
+    static func object(of request: HTTPRequest, allowed: Set<String>, required: Bool) throws(APIError) -> JSONObject? {
+        guard !request.body.isEmpty else {
+            if required { throw APIError(.invalidBody, "This operation needs a JSON object body.") }
+            return nil
+        }
+        try requireJSONContentType(request.headers["Content-Type"])
+        let value: JSONValue
+        do {
+            value = try JSONValue.parse(request.body)
+        } catch {
+            throw APIError(.malformedJSON, "The body is not valid JSON: \(error).")
+        }
+        guard case .object(let object) = value else {
+            throw APIError(.invalidBody, "The body must be a JSON object, not \(value.typeName).")
+        }
+        if let unknown = object.keys.first(where: { !allowed.contains($0) }) {
+            let known = allowed.sorted().map { "'\($0)'" }.joined(separator: ", ")
+            throw APIError(.invalidBody, "Unknown member '\(unknown.prefix(80))'; this operation takes \(known.isEmpty ? "no members" : known).")
+        }
+        return object
+    }
+
+    /// Accepts `application/json` and `application/<anything>+json`, with a UTF-8 charset if any.
+    static func requireJSONContentType(_ contentType: String?) throws(APIError) {
+        guard let contentType else {
+            throw APIError(.unsupportedMediaType, "A body needs Content-Type: application/json.")
+        }
+        let parts = contentType.split(separator: ";").map { $0.trimmingCharacters().lowercased() }
+        let mediaType = parts.first ?? ""
+        let isJSON = mediaType == "application/json" || (mediaType.hasPrefix("application/") && mediaType.hasSuffix("+json"))
+        let charset = parts.dropFirst().first { $0.hasPrefix("charset=") }.map { $0.dropFirst(8).trimmingCharacters(in: "\"") }
+        guard isJSON, charset == nil || charset == "utf-8" else {
+            throw APIError(.unsupportedMediaType, "Bodies are JSON in UTF-8 (Content-Type: application/json), not '\(contentType.prefix(80))'.")
+        }
+    }
+}
+
+extension JSONObject {
+    /// Member `key` as an Int64; JSON Schema's integers include `5.0`.
+    func int64(_ key: String) throws(APIError) -> Int64? {
+        guard let value = self[key] else { return nil }
+        guard let integer = value.integralValue else {
+            throw APIError(.invalidBody, "'\(key)' must be an integer between \(Int64.min) and \(Int64.max), not \(value.typeName) \(value.jsonText.prefix(40)).")
+        }
+        return integer
+    }
+
+    func requireInt64(_ key: String) throws(APIError) -> Int64 {
+        guard let value = try int64(key) else { throw APIError(.invalidBody, "The body needs the member '\(key)'.") }
+        return value
+    }
+}
+
+extension Substring {
+    func trimmingCharacters(in characters: Character) -> String {
+        String(drop { $0 == characters }.reversed().drop { $0 == characters }.reversed())
+    }
+}
