@@ -1,0 +1,97 @@
+import Foundation
+import HTTPTestClient
+import Synchronization
+import Testing
+
+/// The executable as operators and scripts use it: flags, environment, signals, exit codes.
+@Suite("navprefs process: configuration, signals, exit codes")
+struct ProcessLifecycleTests {
+    @Test("SIGTERM and SIGINT stop it cleanly: requests in flight are answered, writes kept, exit 0",
+          arguments: [SIGTERM, SIGINT])
+    func gracefulStop(signal: Int32) async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let database = scratch.path("stop.sqlite")
+        let (service, port) = try await ServiceProcess.start(database: database)
+        let acknowledged = Atomic<Int>(0)
+        let failures = Mutex<[Int]>([])
+        let clients = TestHTTP.startThreads(4) { _ in
+            guard let connection = try? TestConnection(port: port) else { return }
+            for _ in 0..<10_000 {
+                guard let response = try? connection.request("POST", "/v1/profiles/stop/counter/increment") else { return }
+                if response.status == 200 { acknowledged.add(1, ordering: .relaxed) } else {
+                    failures.withLock { $0.append(response.status) }
+                    return
+                }
+                if response.header("Connection")?.lowercased() == "close" { return }
+            }
+        }
+        while acknowledged.load(ordering: .relaxed) < 50 { try await Task.sleep(for: .milliseconds(5)) }
+        service.send(signal)
+        #expect(await service.waitForExit() == 0)
+        for client in clients { try await client.value }
+        #expect(failures.withLock { $0 }.allSatisfy { $0 == 503 }, "only 'shutting down' refusals are acceptable")
+        #expect(service.standardOutput.contains("\"msg\":\"stopped\""))
+
+        let (restarted, newPort) = try await ServiceProcess.start(database: database)
+        let value = try await TestHTTP.request(port: newPort, "GET", "/v1/profiles/stop/counter").int("value") ?? -1
+        #expect(value == Int64(acknowledged.load(ordering: .relaxed)), "an answered write was lost or an unanswered one kept")
+        restarted.send(SIGTERM)
+        #expect(await restarted.waitForExit() == 0)
+    }
+
+    @Test("--help prints the options and exits 0")
+    func help() async throws {
+        let service = try ServiceProcess(["--help"])
+        #expect(await service.waitForExit() == 0)
+        for option in ["--host", "--port", "--database", "DATABASE_URL", "--sqlite-synchronous", "--max-body-bytes"] {
+            #expect(service.standardOutput.contains(option))
+        }
+    }
+
+    @Test("an invalid setting is refused at start with one line naming it, exit 2", arguments: [
+        (["--port", "70000"], [String: String](), "--port"),
+        (["--port"], [:], "--port"),
+        (["--nonsense", "1"], [:], "--nonsense"),
+        ([], ["PORT": "eighty"], "PORT"),
+        ([], ["DATABASE_URL": "mysql://x"], "database URL"),
+        (["--database", "postgres://u:secret@db/x"], [:], "PostgreSQL"),
+        (["--sqlite-synchronous", "off"], [:], "--sqlite-synchronous"),
+        (["--log-level", "loud"], [:], "--log-level"),
+    ])
+    func invalidSettings(arguments: [String], environment: [String: String], mention: String) async throws {
+        let service = try ServiceProcess(arguments, environment: environment)
+        #expect(await service.waitForExit() == 2)
+        let firstLine = service.standardError.split(separator: "\n").first.map(String.init) ?? ""
+        #expect(firstLine.contains(mention), "stderr: \(service.standardError)")
+        #expect(!service.standardError.contains("secret"))
+    }
+
+    @Test("flags win over the environment")
+    func flagsWin() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let (service, port) = try await ServiceProcess.start(
+            database: scratch.path("flags.sqlite"), extra: ["--host", "127.0.0.1"],
+            environment: ["PORT": "1", "HOST": "no-such-host.invalid", "LOG_FORMAT": "text"])
+        #expect(try await TestHTTP.request(port: port, "GET", "/healthz").status == 200)
+        #expect(service.standardOutput.contains(" INFO listening "), "LOG_FORMAT from the environment applies")
+        service.send(SIGTERM)
+        #expect(await service.waitForExit() == 0)
+    }
+
+    @Test("DATABASE_URL chooses the file; a second instance on the same file is refused with exit 1")
+    func exclusiveDatabase() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let database = scratch.path("shared.sqlite")
+        let first = try ServiceProcess(["--port", "0"], environment: ["DATABASE_URL": "sqlite:" + database])
+        _ = try await first.listeningPort()
+        #expect(FileManager.default.fileExists(atPath: database))
+        let second = try ServiceProcess(["--port", "0", "--database", "sqlite:" + database])
+        #expect(await second.waitForExit() == 1)
+        #expect(second.standardOutput.contains("in use by another NavPrefs process"))
+        first.send(SIGTERM)
+        #expect(await first.waitForExit() == 0)
+    }
+}
