@@ -49,7 +49,7 @@ let package = Package(
         ),
         .testTarget(
             name: "NavPrefsEndToEndTests",
-            dependencies: ["HTTPTestClient", "NavPrefsJSON", "navprefs"]
+            dependencies: ["HTTPTestClient", "NavPrefsJSON", "NavPrefsHTTPAPI", "NavPrefsStore", "navprefs"]
         ),
     ]
 )

@@ -66,6 +66,9 @@ public final class ThreadResult<T: Sendable>: Sendable {
         thread.start()
     }
 
+    /// Whether the closure has returned.
+    public var isFinished: Bool { result.withLock { $0 != nil } }
+
     /// Waits (on a thread of its own, not the cooperative pool) for the closure to return.
     public var value: T {
         get async throws {

@@ -54,14 +54,12 @@ struct HTTPServerTests {
     func deferredWorkDoesNotStall() async throws {
         try await withTestServer { server, _ in
             let port = server.port
-            let started = ContinuousClock.now
-            let slow = TestHTTP.startThreads(1) { _ in try TestHTTP.request(port: port, "GET", "/slow?ms=1500") }
+            let slow = TestHTTP.startThreads(1) { _ in try TestHTTP.request(port: port, "GET", "/slow?ms=4000") }
             try await Task.sleep(for: .milliseconds(100))
             // While the slow request is deferred, 50 quick requests on another connection are answered.
             let quick = try TestConnection(port: port)
             for _ in 0..<50 { #expect(try await quick.request("GET", "/echo").status == 200) }
-            let quickDone = ContinuousClock.now - started
-            #expect(quickDone < .milliseconds(1200), "quick requests waited for the slow one: \(quickDone)")
+            #expect(!slow[0].isFinished, "the quick requests waited for the slow one")
             #expect(try await slow[0].value.status == 200)
         }
     }

@@ -58,6 +58,11 @@ public struct Configuration: Sendable, Equatable {
         Setting.all.map { ($0.flag, $0.current(self)) }
     }
 
+    /// Every setting as documented: flag, environment variable, default and meaning.
+    public static var settings: [(flag: String, environment: String, defaultValue: String, help: String)] {
+        Setting.all.map { ("--" + $0.flag, $0.environment, $0.current(Configuration()), $0.help) }
+    }
+
     /// `--help` text.
     public static var usage: String {
         var text = """
@@ -68,9 +73,10 @@ public struct Configuration: Sendable, Equatable {
             Every option can also be set by its environment variable; an option on the command line wins.
 
             """
-        for setting in Setting.all {
-            let flag = "--\(setting.flag) \(setting.placeholder)"
-            text += "  \(flag.padding(toLength: 34, withPad: " ", startingAt: 0))\(setting.environment)\n"
+        let flags = Setting.all.map { "--\($0.flag) \($0.placeholder)" }
+        let width = (flags.map(\.count).max() ?? 0) + 2
+        for (setting, flag) in zip(Setting.all, flags) {
+            text += "  \(flag.padding(toLength: width, withPad: " ", startingAt: 0))\(setting.environment)\n"
             text += "      \(setting.help) (default: \(setting.current(Configuration())))\n"
         }
         return text

@@ -1,0 +1,91 @@
+import Foundation
+import NavPrefsHTTPAPI
+import NavPrefsStore
+import Testing
+
+/// README.md's promises, checked: its curl examples print what it shows, they cover every
+/// route, and its configuration table matches the settings the binary has.
+@Suite("README.md")
+struct ReadmeTests {
+    static let readme: String = {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        return (try? String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)) ?? ""
+    }()
+
+    /// `$ command` lines of ```console blocks, each with the output lines that follow it.
+    static func examples(in markdown: String) -> [(command: String, output: [String])] {
+        var examples: [(command: String, output: [String])] = []
+        var inConsole = false
+        for line in markdown.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
+            if line.hasPrefix("```") {
+                inConsole = line == "```console"
+                continue
+            }
+            guard inConsole else { continue }
+            if line.hasPrefix("$ ") {
+                examples.append((String(line.dropFirst(2)), []))
+            } else if !examples.isEmpty {
+                examples[examples.count - 1].output.append(line)
+            }
+        }
+        return examples
+    }
+
+    /// Values that differ from run to run are compared as `*`.
+    static func normalized(_ lines: [String]) -> [String] {
+        lines.map { line in
+            for header in ["Date: ", "X-Request-ID: "] where line.hasPrefix(header) { return header + "*" }
+            return line
+        }
+    }
+
+    @Test("the curl examples print exactly what README shows, and cover every route")
+    func curlExamples() async throws {
+        let examples = Self.examples(in: Self.readme)
+        #expect(examples.count >= 10)
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let (service, port) = try await ServiceProcess.start(database: scratch.path("readme.sqlite"))
+        for example in examples {
+            let command = example.command.replacingOccurrences(of: "localhost:8080", with: "127.0.0.1:\(port)")
+            let result = try shell(command)
+            #expect(result.status == 0, "\(example.command) exited \(result.status)")
+            // "\r\n" is one Character in Swift: turn HTTP line ends into "\n" before splitting.
+            var printed = result.output.replacingOccurrences(of: "\r\n", with: "\n")
+                .split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            if printed.last == "" { printed.removeLast() }
+            #expect(Self.normalized(printed) == Self.normalized(example.output), "README example differs: \(example.command)")
+        }
+        service.send(SIGTERM)
+        #expect(await service.waitForExit() == 0)
+
+        // Every operation was exercised by some example (the request log names route templates).
+        let served = Set(service.standardOutput.split(separator: "\n").compactMap { line -> String? in
+            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                  object["msg"] as? String == "request", let status = object["status"] as? Int, status != 405,
+                  let method = object["method"] as? String, let route = object["route"] as? String else { return nil }
+            return "\(method) \(route)"
+        })
+        let operations = try await Self.operations()
+        #expect(operations.subtracting(served).isEmpty, "routes without a README example: \(operations.subtracting(served).sorted())")
+    }
+
+    static func operations() async throws -> Set<String> {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let store = try SQLiteStore(.init(path: scratch.path("routes.sqlite")))
+        let api = NavPrefsAPI(store: store, logger: Logger(level: .error))
+        await store.close()
+        return Set(api.routeTable.flatMap { route in route.methods.map { "\($0) \(route.template)" } })
+    }
+
+    @Test("the configuration table lists every setting with its environment variable and default")
+    func configurationTable() {
+        let rows = Self.readme.split(separator: "\n").filter { $0.hasPrefix("| `--") }.map { row in
+            row.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "`")) }
+        }
+        let documented = rows.map { "\($0[0]) \($0[1]) \($0[2])" }
+        let actual = Configuration.settings.map { "\($0.flag) \($0.environment) \($0.defaultValue)" }
+        #expect(documented == actual)
+    }
+}
