@@ -9,6 +9,8 @@
 #include <microhttpd.h>
 #include <unistd.h>
 #include <sys/syscall.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
 
 /* Swift cannot call C variadics (MHD_start_daemon, MHD_get_*_info): these non-variadic
    wrappers are the only reason this file has code. Related documentation:
@@ -46,4 +48,56 @@ static inline const struct sockaddr *cmhd_client_address(struct MHD_Connection *
 /* The kernel id of the calling thread (glibc declares gettid() only under _GNU_SOURCE), so that
    tests can read the event-loop thread's CPU time from /proc/self/task/<tid>/stat. */
 static inline int32_t cmhd_current_thread_id(void) { return (int32_t) syscall(SYS_gettid); }
+
+/* In external-epoll mode (no MHD thread), MHD_resume_connection() from another thread does not
+   wake MHD_run_wait() before its timeout (measured: every resumed request waited the full 50 ms).
+   So the event loop waits itself, on an epoll set holding MHD's epoll fd and an eventfd that every
+   resume signals, and then lets MHD work without blocking (MHD_run). */
+
+/* A non-blocking eventfd for waking the loop, or -1. */
+static inline int cmhd_wake_fd_create(void) { return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC); }
+
+/* Wakes the loop waiting on `wake_fd` (an eventfd only counts, so concurrent signals are fine). */
+static inline void cmhd_wake_fd_signal(int wake_fd)
+{
+    uint64_t one = 1;
+    ssize_t written = write(wake_fd, &one, sizeof one);
+    (void) written; /* only fails when the counter is about to overflow: the loop is awake anyway */
+}
+
+/* An epoll set watching the daemon's epoll fd and `wake_fd`, or -1. */
+static inline int cmhd_loop_epoll_create(struct MHD_Daemon *daemon, int wake_fd)
+{
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_EPOLL_FD);
+    if (info == NULL) return -1;
+    int loop_fd = epoll_create1(EPOLL_CLOEXEC);
+    if (loop_fd < 0) return -1;
+    struct epoll_event event = { .events = EPOLLIN, .data.fd = info->epoll_fd };
+    struct epoll_event wake = { .events = EPOLLIN, .data.fd = wake_fd };
+    if (epoll_ctl(loop_fd, EPOLL_CTL_ADD, info->epoll_fd, &event) != 0
+        || epoll_ctl(loop_fd, EPOLL_CTL_ADD, wake_fd, &wake) != 0) {
+        close(loop_fd);
+        return -1;
+    }
+    return loop_fd;
+}
+
+/* Waits until MHD has work, a resume signalled `wake_fd`, MHD's next timeout, or `max_ms`;
+   then runs MHD once without blocking. */
+static inline void cmhd_loop_step(struct MHD_Daemon *daemon, int loop_fd, int wake_fd, int max_ms)
+{
+    MHD_UNSIGNED_LONG_LONG next = 0;
+    int timeout = max_ms;
+    if (MHD_get_timeout(daemon, &next) == MHD_YES && next < (MHD_UNSIGNED_LONG_LONG) max_ms) timeout = (int) next;
+    struct epoll_event events[2];
+    int ready = epoll_wait(loop_fd, events, 2, timeout);
+    for (int i = 0; i < ready; i++) {
+        if (events[i].data.fd == wake_fd) {
+            uint64_t count;
+            ssize_t got = read(wake_fd, &count, sizeof count);
+            (void) got; /* EAGAIN: another wake-up already drained it */
+        }
+    }
+    MHD_run(daemon);
+}
 #endif

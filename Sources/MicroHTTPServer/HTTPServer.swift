@@ -29,7 +29,7 @@ public final class HTTPServer: Sendable {
 
     public init(configuration: ServerConfiguration, handler: some HTTPHandler) {
         self.configuration = configuration
-        self.core = ServerCore(configuration: configuration, handler: handler)
+        self.core = ServerCore(configuration: configuration, handler: handler, waker: LoopWaker())
     }
 
     /// Binds the listening socket and starts serving. Deferred work waits until ``run()`` runs.

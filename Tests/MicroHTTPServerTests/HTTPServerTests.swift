@@ -64,6 +64,24 @@ struct HTTPServerTests {
         }
     }
 
+    @Test("a resumed connection is served at once, not at the event loop's next timeout")
+    func resumeWakesTheLoop() async throws {
+        try await withTestServer { server, _ in
+            let port = server.port
+            // 40 deferred requests in a row: the loop times out every 50 ms, so a resume that did
+            // not wake it would make this take 2 s or more; woken, it takes a few milliseconds.
+            let elapsed = try await TestHTTP.onThreads(1) { _ in
+                let connection = try TestConnection(port: port)
+                let started = ContinuousClock.now
+                for _ in 0..<40 {
+                    guard try connection.request("GET", "/slow?ms=0").status == 200 else { throw TestClientError.timeout }
+                }
+                return ContinuousClock.now - started
+            }[0]
+            #expect(elapsed < .seconds(1), "40 deferred answers took \(elapsed)")
+        }
+    }
+
     @Test("many deferred requests in flight at once are each answered once")
     func concurrentDeferred() async throws {
         try await withTestServer { server, _ in

@@ -1,4 +1,5 @@
 import CMicroHTTPD
+import Glibc
 
 /// A libmicrohttpd connection, as far as code off the event-loop thread may touch it.
 ///
@@ -8,7 +9,25 @@ import CMicroHTTPD
 /// one earlier suspend (MHD forbids resuming a connection that is not suspended).
 struct ConnectionHandle: @unchecked Sendable {
     let pointer: OpaquePointer
+    /// Wakes the event loop, which would otherwise notice the resume only at its next timeout.
+    let waker: LoopWaker
 
     func suspend() { MHD_suspend_connection(pointer) }
-    func resume() { MHD_resume_connection(pointer) }
+
+    func resume() {
+        MHD_resume_connection(pointer)
+        waker.wake()
+    }
+}
+
+/// The eventfd the event loop waits on besides MHD's own descriptors (see `shim.h`).
+final class LoopWaker: Sendable {
+    /// -1 if the process is out of descriptors; the event loop then refuses to start.
+    let descriptor: Int32
+
+    init() { descriptor = cmhd_wake_fd_create() }
+
+    func wake() { cmhd_wake_fd_signal(descriptor) }
+
+    deinit { if descriptor >= 0 { close(descriptor) } }
 }

@@ -3,13 +3,15 @@ import Dispatch
 import Foundation
 import Synchronization
 
-/// A libmicrohttpd daemon in external-epoll mode, driven by one thread of ours that loops on
-/// `MHD_run_wait(daemon, 50)`.
+/// A libmicrohttpd daemon in external-epoll mode, driven by one thread of ours that waits on
+/// MHD's epoll descriptor and a wake-up eventfd, then runs MHD without blocking.
 ///
 /// Why not MHD's internal polling thread: in 0.9.75 its epoll loop can block forever when exactly
 /// 128·k sockets become ready at once (the drain loop re-enters `epoll_wait` with no timeout);
-/// our own loop bounds that stall to 50 ms at no measurable cost (bench/README.md). One thread
-/// serves every connection: handlers never block it, storage work runs elsewhere.
+/// our own loop never lets MHD block (bench/README.md measures both). Why not `MHD_run_wait`: it
+/// does not wake when another thread resumes a connection, so every deferred answer waited for
+/// its timeout; resumes signal our eventfd instead. One thread serves every connection: handlers
+/// never block it, storage work runs elsewhere.
 final class EventLoop: @unchecked Sendable {
     // Safety: `daemon` is set once in `init`; after `start()` only the loop thread drives it,
     // other threads only resume connections (thread-safe in MHD) or flip the atomics below, and
@@ -24,6 +26,9 @@ final class EventLoop: @unchecked Sendable {
     let threadID = Atomic<Int32>(0)
     /// The bound port (the chosen one when configured with port 0).
     let port: Int
+    /// Signalled by every resume; the loop waits on it.
+    let waker: LoopWaker
+    private let loopDescriptor: Int32
 
     init(core: ServerCore) throws(HTTPServerError) {
         let configuration = core.configuration
@@ -50,7 +55,15 @@ final class EventLoop: @unchecked Sendable {
         guard let daemon else {
             throw .startFailed(host: configuration.host, port: configuration.port)
         }
+        let waker = core.waker
+        let loopDescriptor = waker.descriptor >= 0 ? cmhd_loop_epoll_create(daemon, waker.descriptor) : -1
+        guard loopDescriptor >= 0 else {
+            MHD_stop_daemon(daemon)
+            throw .startFailed(host: configuration.host, port: configuration.port)
+        }
         self.daemon = daemon
+        self.waker = waker
+        self.loopDescriptor = loopDescriptor
         self.port = Int(cmhd_bound_port(daemon))
     }
 
@@ -66,9 +79,9 @@ final class EventLoop: @unchecked Sendable {
             if quiesceRequested.exchange(false, ordering: .acquiringAndReleasing) {
                 listenSocket.store(MHD_quiesce_daemon(daemon), ordering: .releasing)
             }
-            // Bounded wait: wakes at least every 50 ms (the epoll-stall bound above and how
-            // quickly `quiesce()`/`stop()` take effect); costs nothing measurable while idle.
-            _ = MHD_run_wait(daemon, 50)
+            // Bounded wait: wakes at least every 50 ms (how quickly `quiesce()`/`stop()` take
+            // effect); costs nothing measurable while idle.
+            cmhd_loop_step(daemon, loopDescriptor, waker.descriptor, 50)
         }
         exited.signal()
     }
@@ -82,6 +95,7 @@ final class EventLoop: @unchecked Sendable {
         running.store(false, ordering: .releasing)
         exited.wait()
         MHD_stop_daemon(daemon)
+        close(loopDescriptor)
         let socket = listenSocket.load(ordering: .acquiring)
         if socket >= 0 { close(socket) }
     }

@@ -20,6 +20,7 @@ final class ServerCore: Sendable {
 
     let configuration: ServerConfiguration
     let handler: any HTTPHandler
+    let waker: LoopWaker
     let jobs: AsyncStream<DeferredJob>
     let jobSink: AsyncStream<DeferredJob>.Continuation
     let registry = Mutex(Registry())
@@ -30,9 +31,10 @@ final class ServerCore: Sendable {
     let draining = Atomic<Bool>(false)
     private let nextID = Atomic<Int>(0)
 
-    init(configuration: ServerConfiguration, handler: any HTTPHandler) {
+    init(configuration: ServerConfiguration, handler: any HTTPHandler, waker: LoopWaker) {
         self.configuration = configuration
         self.handler = handler
+        self.waker = waker
         (jobs, jobSink) = AsyncStream.makeStream(of: DeferredJob.self, bufferingPolicy: .unbounded)
     }
 
@@ -72,7 +74,7 @@ final class ServerCore: Sendable {
         slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>
     ) -> MHD_Result {
         let context = RequestContext(
-            connection: ConnectionHandle(pointer: connection),
+            connection: ConnectionHandle(pointer: connection, waker: waker),
             id: makeID(),
             method: String(cString: method),
             path: String(cString: url),
