@@ -45,6 +45,13 @@ static inline const struct sockaddr *cmhd_client_address(struct MHD_Connection *
     return info == NULL ? NULL : info->client_addr;
 }
 
+/* What the application stored in the connection's socket context (MHD_OPTION_NOTIFY_CONNECTION), or NULL. */
+static inline void *cmhd_socket_context(struct MHD_Connection *connection)
+{
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return info == NULL ? NULL : info->socket_context;
+}
+
 /* The kernel id of the calling thread (glibc declares gettid() only under _GNU_SOURCE), so that
    tests can read the event-loop thread's CPU time from /proc/self/task/<tid>/stat. */
 static inline int32_t cmhd_current_thread_id(void) { return (int32_t) syscall(SYS_gettid); }

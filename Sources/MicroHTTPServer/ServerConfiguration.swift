@@ -28,6 +28,9 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var listenBacklog: Int
     /// Bytes a stream may hold unsent before its client is considered too slow and dropped.
     public var maxBufferedStreamBytes: Int
+    /// The longest the event loop sleeps without an event (a safety net: resumes, new data,
+    /// timeouts, shutdown all wake it sooner).
+    public var maxEventLoopWait: Duration = .milliseconds(50)
 
     public init(
         host: String = "127.0.0.1",

@@ -34,8 +34,25 @@ public enum JSONWriter {
         output += number.description
     }
 
+    /// Whether `string` holds a quote, a backslash or a control character.
+    public static func needsEscaping(_ string: String) -> Bool {
+        let scan: (UnsafeBufferPointer<UInt8>) -> Bool = { bytes in
+            for byte in bytes where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { return true }
+            return false
+        }
+        return string.utf8.withContiguousStorageIfAvailable(scan)
+            ?? string.utf8.contains { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }
+    }
+
     /// A string literal with the escapes RFC 8259 requires (quote, backslash, control characters).
     public static func write(string: String, into output: inout String) {
+        // Most strings need no escape: append them whole (a hot path of every response and log line).
+        if !needsEscaping(string) {
+            output += "\""
+            output += string
+            output += "\""
+            return
+        }
         output += "\""
         var pendingStart = string.unicodeScalars.startIndex
         var index = pendingStart

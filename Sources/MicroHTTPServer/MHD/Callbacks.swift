@@ -18,12 +18,20 @@ let requestCompleted: MHD_RequestCompletedCallback = { cls, _, slot, _ in
     Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue().requestCompleted(slot)
 }
 
-let connectionNotified: MHD_NotifyConnectionCallback = { cls, _, _, event in
+/// Counts connections, and keeps what is known of each for all its requests (see ``PeerInfo``).
+let connectionNotified: MHD_NotifyConnectionCallback = { cls, connection, socketContext, event in
     guard let cls else { return }
     let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
     if event.rawValue == 0 {  // MHD_CONNECTION_NOTIFY_STARTED (not imported by name)
         core.openConnections.add(1, ordering: .relaxed)
+        if let socketContext, let connection {
+            socketContext.pointee = Unmanaged.passRetained(PeerInfo(connection: connection)).toOpaque()
+        }
     } else {
         core.openConnections.subtract(1, ordering: .relaxed)
+        if let socketContext, let stored = socketContext.pointee {
+            Unmanaged<PeerInfo>.fromOpaque(stored).release()
+            socketContext.pointee = nil
+        }
     }
 }

@@ -26,8 +26,9 @@ final class EventLoop: @unchecked Sendable {
     let threadID = Atomic<Int32>(0)
     /// The bound port (the chosen one when configured with port 0).
     let port: Int
-    /// Signalled by every resume; the loop waits on it.
+    /// Signalled by every resume, and by quiesce and stop; the loop waits on it.
     let waker: LoopWaker
+    private let maxWaitMilliseconds: Int32
     private let loopDescriptor: Int32
 
     init(core: ServerCore) throws(HTTPServerError) {
@@ -63,6 +64,8 @@ final class EventLoop: @unchecked Sendable {
         }
         self.daemon = daemon
         self.waker = waker
+        let wait = configuration.maxEventLoopWait.components
+        maxWaitMilliseconds = Int32(clamping: max(1, wait.seconds * 1000 + wait.attoseconds / 1_000_000_000_000_000))
         self.loopDescriptor = loopDescriptor
         self.port = Int(cmhd_bound_port(daemon))
     }
@@ -79,20 +82,24 @@ final class EventLoop: @unchecked Sendable {
             if quiesceRequested.exchange(false, ordering: .acquiringAndReleasing) {
                 listenSocket.store(MHD_quiesce_daemon(daemon), ordering: .releasing)
             }
-            // Bounded wait: wakes at least every 50 ms (how quickly `quiesce()`/`stop()` take
-            // effect); costs nothing measurable while idle.
-            cmhd_loop_step(daemon, loopDescriptor, waker.descriptor, 50)
+            // Bounded wait (maxEventLoopWait, 50 ms by default): a safety net, since resumes,
+            // quiesce and stop all signal the waker; costs nothing measurable while idle.
+            cmhd_loop_step(daemon, loopDescriptor, waker.descriptor, maxWaitMilliseconds)
         }
         exited.signal()
     }
 
-    /// Stops accepting new connections (within 50 ms); open connections are served on.
-    func quiesce() { quiesceRequested.store(true, ordering: .releasing) }
+    /// Stops accepting new connections; open connections are served on.
+    func quiesce() {
+        quiesceRequested.store(true, ordering: .releasing)
+        waker.wake()
+    }
 
     /// Stops the loop and the daemon, closing every connection. Call once nothing is suspended.
     func stop() {
         guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
         running.store(false, ordering: .releasing)
+        waker.wake()
         exited.wait()
         MHD_stop_daemon(daemon)
         close(loopDescriptor)

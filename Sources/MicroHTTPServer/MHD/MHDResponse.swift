@@ -35,7 +35,10 @@ enum MHDResponse {
 
     private static func addHeaders(_ headers: HTTPHeaders, close: Bool, to response: OpaquePointer) {
         for field in headers {
-            _ = MHD_add_response_header(response, field.name, field.value)
+            // withCString lends a native string's own bytes; the implicit conversion would copy them.
+            _ = field.name.withCString { name in
+                field.value.withCString { value in MHD_add_response_header(response, name, value) }
+            }
         }
         if close {
             _ = MHD_add_response_header(response, "Connection", "close")

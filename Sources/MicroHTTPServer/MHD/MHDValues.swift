@@ -18,9 +18,20 @@ enum MHDValues {
         return items
     }
 
+    /// The peer's address, formatted once per connection (when it opened), not per request.
     static func remoteAddress(of connection: OpaquePointer) -> String? {
-        guard let address = cmhd_client_address(connection) else { return nil }
-        return SocketAddress.text(of: address)
+        guard let context = cmhd_socket_context(connection) else { return nil }
+        return Unmanaged<PeerInfo>.fromOpaque(context).takeUnretainedValue().remoteAddress
+    }
+}
+
+/// What stays the same for every request of a connection, kept in its socket context from
+/// MHD's "connection started" notice to its "closed" notice.
+final class PeerInfo {
+    let remoteAddress: String?
+
+    init(connection: OpaquePointer) {
+        remoteAddress = cmhd_client_address(connection).flatMap(SocketAddress.text(of:))
     }
 }
 

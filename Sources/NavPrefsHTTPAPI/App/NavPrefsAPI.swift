@@ -79,13 +79,13 @@ public final class NavPrefsAPI: HTTPHandler {
         if logger.isEnabled(.info) {
             let elapsed = ContinuousClock.now - request.receivedAt
             let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
-            logger.info("request", [
-                "request_id": .string(requestID),
-                "method": .string(String(request.method.prefix(20))),
-                "route": .string(route),
-                "status": .integer(Int64(response.status)),
-                "duration_ms": .number((milliseconds * 1000).rounded() / 1000),
-                "remote": .string(request.remoteAddress ?? "-"),
+            logger.log(.info, "request", [
+                ("request_id", .string(requestID)),
+                ("method", .string(request.method.utf8.count <= 20 ? request.method : String(request.method.prefix(20)))),
+                ("route", .string(route)),
+                ("status", .integer(Int64(response.status))),
+                ("duration_ms", .number((milliseconds * 1000).rounded() / 1000)),
+                ("remote", .string(request.remoteAddress ?? "-")),
             ])
         }
         return response

@@ -22,7 +22,7 @@ public enum NavPrefsMain {
         }
 
         let logger = Logger(level: configuration.logLevel, format: configuration.logFormat)
-        logger.info("starting", JSONObject(configuration.loggedFields.map { ($0.0, JSONValue.string($0.1)) }))
+        logger.log(.info, "starting", configuration.loggedFields.map { ($0.0, Logger.Value.string($0.1)) })
         let app: NavPrefsApp
         do {
             app = try NavPrefsApp(configuration, logger: logger)

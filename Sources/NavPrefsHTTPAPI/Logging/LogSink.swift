@@ -22,9 +22,9 @@ public final class LogSink: Sendable {
         self.descriptor = descriptor
     }
 
-    func write(_ line: String, urgent: Bool) {
+    func write(_ line: [UInt8], urgent: Bool) {
         let size = pending.withLock { buffer in
-            buffer.append(contentsOf: line.utf8)
+            buffer.append(contentsOf: line)
             return buffer.count
         }
         if urgent || size >= flushThreshold {

@@ -1,5 +1,6 @@
 import Glibc
 public import NavPrefsJSON
+import Synchronization
 
 /// Structured logs: one line per event on standard output, as JSON (for collectors) or text
 /// (for people). Messages are constant; data goes in fields.
@@ -28,9 +29,19 @@ public final class Logger: Sendable {
         case json, text
     }
 
+    /// A field's value.
+    public enum Value: Sendable {
+        case string(String)
+        case integer(Int64)
+        case number(Double)
+        case bool(Bool)
+        case json(JSONValue)
+    }
+
     public let level: Level
     public let format: Format
     private let sink: LogSink
+    private let clock = TimestampFormatter()
 
     public init(level: Level = .info, format: Format = .json, sink: LogSink = .standardOutput) {
         self.level = level
@@ -40,51 +51,108 @@ public final class Logger: Sendable {
 
     public func isEnabled(_ level: Level) -> Bool { level >= self.level }
 
-    public func debug(_ message: String, _ fields: JSONObject = [:]) { log(.debug, message, fields) }
-    public func info(_ message: String, _ fields: JSONObject = [:]) { log(.info, message, fields) }
-    public func warning(_ message: String, _ fields: JSONObject = [:]) { log(.warning, message, fields) }
-    public func error(_ message: String, _ fields: JSONObject = [:]) { log(.error, message, fields) }
+    public func debug(_ message: String, _ fields: KeyValuePairs<String, Value> = [:]) { log(.debug, message, fields) }
+    public func info(_ message: String, _ fields: KeyValuePairs<String, Value> = [:]) { log(.info, message, fields) }
+    public func warning(_ message: String, _ fields: KeyValuePairs<String, Value> = [:]) { log(.warning, message, fields) }
+    public func error(_ message: String, _ fields: KeyValuePairs<String, Value> = [:]) { log(.error, message, fields) }
 
-    public func log(_ level: Level, _ message: String, _ fields: JSONObject) {
+    public func log(_ level: Level, _ message: String, _ fields: KeyValuePairs<String, Value>) {
         guard isEnabled(level) else { return }
-        var line: String
+        log(level, message, fields.map { ($0.key, $0.value) })
+    }
+
+    /// Writes one line. The line is built byte by byte: one per request, so it is a hot path.
+    public func log(_ level: Level, _ message: String, _ fields: [(String, Value)]) {
+        guard isEnabled(level) else { return }
+        var line = LineBuffer(capacity: 256)
         switch format {
         case .json:
-            var builder = JSONObjectBuilder()
-            builder.add("ts", Timestamp.now())
-            builder.add("level", level.name)
-            builder.add("msg", message)
-            for field in fields { builder.add(field.key, field.value) }
-            line = builder.json
-        case .text:
-            line = "\(Timestamp.now()) \(level.name.uppercased()) \(message)"
-            for field in fields {
-                line += " \(field.key)="
-                if case .string(let text) = field.value, !text.contains(" "), !text.isEmpty { line += text } else { line += field.value.jsonText }
+            line.append("{\"ts\":\"")
+            clock.append(to: &line)
+            line.append("\",\"level\":\"")
+            line.append(raw: level.name)
+            line.append("\",\"msg\":")
+            line.append(jsonString: message)
+            for (key, value) in fields {
+                line.append(",")
+                line.append(jsonString: key)
+                line.append(":")
+                switch value {
+                case .string(let text): line.append(jsonString: text)
+                case .integer(let number): line.append(number)
+                case .number(let number): line.append(raw: JSONValue.number(number).jsonText)
+                case .bool(let flag): line.append(flag ? "true" : "false")
+                case .json(let json): line.append(raw: json.jsonText)
+                }
             }
+            line.append("}\n")
+        case .text:
+            clock.append(to: &line)
+            line.append(" ")
+            line.append(raw: level.name.uppercased())
+            line.append(" ")
+            line.append(raw: message)
+            for (key, value) in fields {
+                line.append(" ")
+                line.append(raw: key)
+                line.append("=")
+                switch value {
+                case .string(let text) where !text.isEmpty && !text.contains(" ") && !JSONWriter.needsEscaping(text):
+                    line.append(raw: text)
+                case .string(let text): line.append(jsonString: text)
+                case .integer(let number): line.append(number)
+                case .number(let number): line.append(raw: JSONValue.number(number).jsonText)
+                case .bool(let flag): line.append(flag ? "true" : "false")
+                case .json(let json): line.append(raw: json.jsonText)
+                }
+            }
+            line.append("\n")
         }
-        line += "\n"
-        sink.write(line, urgent: level >= .warning)
+        sink.write(line.bytes, urgent: level >= .warning)
     }
 
     /// Writes out everything buffered (at exit).
     public func flush() { sink.flush() }
 }
 
-/// RFC 3339 UTC timestamps with milliseconds, e.g. `2026-11-30T05:03:30.123Z`.
-enum Timestamp {
-    static func now() -> String {
+/// RFC 3339 UTC timestamps with milliseconds (`2026-11-30T05:03:30.123Z`); the date and time up
+/// to the second are formatted once per second.
+final class TimestampFormatter: Sendable {
+    private let cached = Mutex<(second: Int, prefix: String)>((-1, ""))
+
+    /// Appends the current time to a log line.
+    func append(to line: inout LineBuffer) {
         var spec = timespec()
         clock_gettime(CLOCK_REALTIME, &spec)
-        var seconds = spec.tv_sec
-        var parts = tm()
-        gmtime_r(&seconds, &parts)
+        line.append(raw: prefix(forSecond: spec.tv_sec))
         let milliseconds = spec.tv_nsec / 1_000_000
-        return "\(parts.tm_year + 1900)-\(pad(parts.tm_mon + 1))-\(pad(parts.tm_mday))T"
-            + "\(pad(parts.tm_hour)):\(pad(parts.tm_min)):\(pad(parts.tm_sec)).\(pad(Int32(milliseconds), width: 3))Z"
+        if milliseconds < 100 { line.append("0") }
+        if milliseconds < 10 { line.append("0") }
+        line.append(Int64(milliseconds))
+        line.append("Z")
     }
 
-    private static func pad(_ value: Int32, width: Int = 2) -> String {
+    func now() -> String {
+        var spec = timespec()
+        clock_gettime(CLOCK_REALTIME, &spec)
+        return prefix(forSecond: spec.tv_sec) + Self.pad(spec.tv_nsec / 1_000_000, 3) + "Z"
+    }
+
+    /// `2026-11-30T05:03:30.`, formatted once per second.
+    private func prefix(forSecond second: Int) -> String {
+        cached.withLock { cached -> String in
+            if cached.second == second { return cached.prefix }
+            var seconds = second
+            var parts = tm()
+            gmtime_r(&seconds, &parts)
+            let prefix = "\(parts.tm_year + 1900)-\(Self.pad(Int(parts.tm_mon) + 1, 2))-\(Self.pad(Int(parts.tm_mday), 2))T"
+                + "\(Self.pad(Int(parts.tm_hour), 2)):\(Self.pad(Int(parts.tm_min), 2)):\(Self.pad(Int(parts.tm_sec), 2))."
+            cached = (second, prefix)
+            return prefix
+        }
+    }
+
+    private static func pad(_ value: Int, _ width: Int) -> String {
         let text = String(value)
         return text.count >= width ? text : String(repeating: "0", count: width - text.count) + text
     }

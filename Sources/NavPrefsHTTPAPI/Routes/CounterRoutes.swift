@@ -81,12 +81,11 @@ struct CounterRoutes {
             return HTTPResponse(status: 304, headers: headers)
         }
         headers.add("Content-Type", "application/json")
-        var body = JSONObjectBuilder()
-        body.add("profile", state.profile.rawValue)
-        body.add("value", state.counter.value)
-        body.add("stringValue", state.counter.stringValue)
-        body.add("version", state.version.rawValue)
-        if let eventID { body.add("eventId", eventID) }
-        return HTTPResponse(status: 200, headers: headers, bytes: Array((body.json + "\n").utf8))
+        // Fixed shape, written directly: this is the hot read path. Profile names need no escaping.
+        let value = state.counter.value
+        var body = "{\"profile\":\"\(state.profile.rawValue)\",\"value\":\(value),\"stringValue\":\"\(value)\",\"version\":\(state.version.rawValue)"
+        if let eventID { body += ",\"eventId\":\(eventID)" }
+        body += "}\n"
+        return HTTPResponse(status: 200, headers: headers, bytes: Array(body.utf8))
     }
 }

@@ -35,6 +35,7 @@ enum JSONBody {
         guard let contentType else {
             throw APIError(.unsupportedMediaType, "A body needs Content-Type: application/json.")
         }
+        if contentType == "application/json" { return }  // the usual case, without parsing
         let parts = contentType.split(separator: ";").map { $0.trimmingCharacters().lowercased() }
         let mediaType = parts.first ?? ""
         let isJSON = mediaType == "application/json" || (mediaType.hasPrefix("application/") && mediaType.hasSuffix("+json"))

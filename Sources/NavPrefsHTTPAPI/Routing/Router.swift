@@ -2,6 +2,8 @@
 ///
 /// Templates are paths whose `{name}` segments match any non-empty segment. There is no
 /// precedence to learn: two templates of the same shape with different literals never overlap.
+/// Matching compares bytes and allocates only the parameter values of the route found: it runs
+/// for every request.
 struct Router: Sendable {
     enum Match {
         case found(Route, parameters: [String])
@@ -11,7 +13,7 @@ struct Router: Sendable {
     }
 
     private enum Segment: Equatable {
-        case literal(Substring)
+        case literal([UInt8])
         case parameter
     }
 
@@ -29,7 +31,7 @@ struct Router: Sendable {
                 resources[index].routes[route.method] = route
             } else {
                 let segments = route.template.split(separator: "/").map { segment -> Segment in
-                    segment.hasPrefix("{") && segment.hasSuffix("}") ? .parameter : .literal(segment)
+                    segment.hasPrefix("{") && segment.hasSuffix("}") ? .parameter : .literal(Array(segment.utf8))
                 }
                 resources.append(Resource(template: route.template, segments: segments, routes: [route.method: route]))
             }
@@ -42,31 +44,54 @@ struct Router: Sendable {
     }
 
     func match(method: String, path: String) -> Match {
-        guard path.first == "/" else { return .notFound }
-        let pieces = path.dropFirst().split(separator: "/", omittingEmptySubsequences: false)
-        for resource in resources where resource.segments.count == pieces.count {
-            var parameters: [String] = []
-            var matches = true
-            for (segment, piece) in zip(resource.segments, pieces) {
-                switch segment {
-                case .literal(let literal):
-                    matches = literal == piece
-                case .parameter:
-                    matches = !piece.isEmpty
-                    if matches { parameters.append(String(piece)) }
+        var path = path
+        return path.withUTF8 { bytes in
+            guard bytes.first == UInt8(ascii: "/") else { return .notFound }
+            // The path's segments as byte ranges (at most 16; no template is deeper).
+            return withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: 16) { ranges in
+                var count = 0
+                var start = 1
+                for index in 1...bytes.count {
+                    guard index == bytes.count || bytes[index] == UInt8(ascii: "/") else { continue }
+                    guard count < 16 else { return .notFound }
+                    ranges[count] = start..<index
+                    count += 1
+                    start = index + 1
                 }
-                if !matches { break }
+                for resource in resources where resource.segments.count == count {
+                    guard matches(resource.segments, bytes, ranges, count) else { continue }
+                    return found(resource, method: method, parameters: resource.segments.indices.compactMap { index in
+                        resource.segments[index] == .parameter
+                            ? String(decoding: UnsafeBufferPointer(rebasing: bytes[ranges[index]]), as: UTF8.self) : nil
+                    })
+                }
+                return .notFound
             }
-            guard matches else { continue }
-            let effectiveMethod = method == "HEAD" ? "GET" : method
-            if let route = resource.routes[effectiveMethod] {
-                return .found(route, parameters: parameters)
-            }
-            var allowed = Array(resource.routes.keys)
-            if allowed.contains("GET") { allowed.append("HEAD") }
-            return .methodNotAllowed(template: resource.template, allowed: allowed.sorted())
         }
-        return .notFound
+    }
+
+    private func matches(_ segments: [Segment], _ bytes: UnsafeBufferPointer<UInt8>,
+                         _ ranges: UnsafeMutableBufferPointer<Range<Int>>, _ count: Int) -> Bool {
+        for index in 0..<count {
+            let range = ranges[index]
+            switch segments[index] {
+            case .parameter:
+                if range.isEmpty { return false }
+            case .literal(let literal):
+                if literal.count != range.count || !literal.elementsEqual(bytes[range]) { return false }
+            }
+        }
+        return true
+    }
+
+    private func found(_ resource: Resource, method: String, parameters: [String]) -> Match {
+        let effectiveMethod = method == "HEAD" ? "GET" : method
+        if let route = resource.routes[effectiveMethod] {
+            return .found(route, parameters: parameters)
+        }
+        var allowed = Array(resource.routes.keys)
+        if allowed.contains("GET") { allowed.append("HEAD") }
+        return .methodNotAllowed(template: resource.template, allowed: allowed.sorted())
     }
 }
 
@@ -75,15 +100,13 @@ struct Route: Sendable {
     let method: String
     let template: String
     let handler: @Sendable (APIRequest) throws(APIError) -> APIResult
+    /// The names of the template's parameters, in order.
+    let parameterNames: [String]
 
     init(_ method: String, _ template: String, _ handler: @escaping @Sendable (APIRequest) throws(APIError) -> APIResult) {
         self.method = method
         self.template = template
         self.handler = handler
-    }
-
-    /// The names of the template's parameters, in order.
-    var parameterNames: [String] {
-        template.split(separator: "/").filter { $0.hasPrefix("{") }.map { String($0.dropFirst().dropLast()) }
+        parameterNames = template.split(separator: "/").filter { $0.hasPrefix("{") }.map { String($0.dropFirst().dropLast()) }
     }
 }

@@ -1,0 +1,50 @@
+import NavPrefsJSON
+
+/// The bytes of one log line, appended without going through `String` (whose appends check
+/// and grow the string's storage every time: a measurable cost at one line per request).
+struct LineBuffer {
+    private(set) var bytes: [UInt8] = []
+
+    init(capacity: Int) { bytes.reserveCapacity(capacity) }
+
+    mutating func append(_ text: StaticString) {
+        text.withUTF8Buffer { bytes.append(contentsOf: $0) }
+    }
+
+    /// Appends `text` as it is (callers know it needs no escaping).
+    mutating func append(raw text: String) {
+        var text = text
+        text.withUTF8 { bytes.append(contentsOf: $0) }
+    }
+
+    /// Appends `text` as a JSON string literal.
+    mutating func append(jsonString text: String) {
+        if JSONWriter.needsEscaping(text) {
+            var escaped = ""
+            JSONWriter.write(string: text, into: &escaped)
+            append(raw: escaped)
+        } else {
+            bytes.append(UInt8(ascii: "\""))
+            append(raw: text)
+            bytes.append(UInt8(ascii: "\""))
+        }
+    }
+
+    /// Appends a decimal integer without allocating.
+    mutating func append(_ number: Int64) {
+        if number < 0 {
+            bytes.append(UInt8(ascii: "-"))
+            if number == .min { append(raw: "9223372036854775808"); return }
+        }
+        var magnitude = number.magnitude
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var count = 0
+            repeat {
+                digits[count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+                count += 1
+            } while magnitude > 0
+            for index in stride(from: count - 1, through: 0, by: -1) { bytes.append(digits[index]) }
+        }
+    }
+}
