@@ -25,20 +25,67 @@ public struct ChangeEvent: Sendable, Hashable {
     /// The payload as JSON text, as the log stores it.
     public var data: String { JSONValue.object(payload).jsonText }
 
-    /// The event for an accepted counter operation (`value` and `version` are the new ones).
+    /// A counter change (the `numIndex` key, through the counter routes or the preference
+    /// routes): the operation, its step, the new value and version.
     public static func counter(_ operation: CounterOperation, _ state: CounterState) -> ChangeEvent {
+        let step: Int64? = switch operation {
+        case .increment(let step), .decrement(let step): step.amount
+        case .reset, .set: nil
+        }
+        return counter(operation: operation.name, step: step, state)
+    }
+
+    /// A counter change by name: `increment`, `decrement`, `reset`, `set`, or `remove` (the
+    /// stored value was deleted and the counter reads its default or 0 again).
+    public static func counter(operation: String, step: Int64? = nil, _ state: CounterState) -> ChangeEvent {
         var payload: JSONObject = [
             "profile": .string(state.profile.rawValue),
-            "operation": .string(operation.name),
+            "key": .string(WellKnownKey.counter.rawValue),
+            "operation": .string(operation),
         ]
-        switch operation {
-        case .increment(let step), .decrement(let step): payload["by"] = .integer(step.amount)
-        case .set, .reset: break
-        }
+        if let step { payload["by"] = .integer(step) }
         payload["value"] = .integer(state.counter.value)
         payload["stringValue"] = .string(state.counter.stringValue)
         payload["version"] = .integer(state.version.rawValue)
         return ChangeEvent(type: .counter, payload: payload)
+    }
+
+    /// The seed's `doRefreshNotification`: the font settings changed (one event per accepted
+    /// change, F-6). It carries the new settings, so subscribers need not come back to read them.
+    public static func refresh(_ state: FontState, changedKeys: [PreferenceKey]) -> ChangeEvent {
+        ChangeEvent(type: .refresh, payload: [
+            "profile": .string(state.profile.rawValue),
+            "name": .string("doRefreshNotification"),
+            "keys": .array(changedKeys.map { .string($0.rawValue) }),
+            "sliderValue": .number(state.settings.sliderValue),
+            "fontSize": .number(state.settings.fontSize),
+            "effectiveFontSize": .number(state.settings.effectiveFontSize),
+            "version": .integer(state.version.rawValue),
+        ])
+    }
+
+    /// A stored preference was set (`value`) or removed (`nil`; what readers see then, the
+    /// registered default or nothing, is `visible`), P-7.
+    public static func preference(_ profile: ProfileName, key: PreferenceKey, value: JSONValue?, visible: JSONValue?,
+                                  version: Version) -> ChangeEvent {
+        var payload: JSONObject = ["profile": .string(profile.rawValue), "key": .string(key.rawValue)]
+        if let value {
+            payload["value"] = value
+        } else {
+            payload["removed"] = .bool(true)
+            payload["value"] = visible ?? .null
+        }
+        payload["version"] = .integer(version.rawValue)
+        return ChangeEvent(type: .preference, payload: payload)
+    }
+
+    /// The registered defaults were replaced.
+    public static func defaults(_ profile: ProfileName, _ defaults: JSONObject, version: Version) -> ChangeEvent {
+        ChangeEvent(type: .preference, payload: [
+            "profile": .string(profile.rawValue),
+            "defaults": .object(defaults),
+            "version": .integer(version.rawValue),
+        ])
     }
 }
 

@@ -41,6 +41,15 @@ final class CounterCache: Sendable {
         }
     }
 
+    /// Forgets `profile` (its state changed in a way the writer does not compute), and makes any
+    /// read in flight drop its fill.
+    func invalidate(_ profile: ProfileName) {
+        storage.withLock { storage in
+            storage.entries[profile] = nil
+            storage.generation += 1
+        }
+    }
+
     /// Records what a reader found, unless the cache changed under it.
     func fill(_ profile: ProfileName, with entry: Entry, readAt generation: Int) {
         storage.withLock { storage in

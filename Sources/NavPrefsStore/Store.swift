@@ -1,4 +1,5 @@
 public import NavPrefsCore
+public import NavPrefsJSON
 
 /// Where NavPrefs keeps profiles, their resources and their event log.
 ///
@@ -23,6 +24,41 @@ public protocol Store: Sendable {
     func apply(_ operation: CounterOperation, toCounterOf profile: ProfileName, if precondition: WritePrecondition?)
         async throws(StoreError) -> CounterChange
 
+    // MARK: Preferences (UserDefaults' two layers), semantics P-1..P-7
+
+    /// Every stored value and registered default of `profile`.
+    func preferences(of profile: ProfileName) async throws(StoreError) -> PreferenceSnapshot
+
+    /// One key of `profile` in both layers (an absent key is a slot with neither).
+    func preference(_ key: PreferenceKey, of profile: ProfileName) async throws(StoreError) -> PreferenceSlot
+
+    /// Stores `value` under `key` (in the form a well-known key's view reads), logging the event
+    /// of the key's view: `counter` for `numIndex`, `refresh` for the font keys, else `preference`.
+    /// - Throws: ``StoreError/preconditionFailed(current:)``, ``StoreError/invalidValue(_:)`` for a
+    ///   value that would break a typed view, ``StoreError/tooManyPreferences(limit:)``.
+    func setPreference(_ value: JSONValue, for key: PreferenceKey, of profile: ProfileName, if precondition: WritePrecondition?)
+        async throws(StoreError) -> PreferenceChange
+
+    /// Deletes the stored value of `key`; its registered default, if any, shows again (P-6).
+    /// - Throws: ``StoreError/preferenceNotStored(_:)`` when nothing is stored under `key`.
+    func removePreference(_ key: PreferenceKey, of profile: ProfileName, if precondition: WritePrecondition?)
+        async throws(StoreError) -> PreferenceChange
+
+    /// The registered defaults of `profile` (`register(defaults:)`), kept with the profile.
+    func defaults(of profile: ProfileName) async throws(StoreError) -> DefaultsState
+
+    /// Replaces the registered defaults of `profile`.
+    func setDefaults(_ defaults: JSONObject, of profile: ProfileName, if precondition: WritePrecondition?)
+        async throws(StoreError) -> DefaultsChange
+
+    // MARK: Font settings (seed 001), semantics F-1..F-7
+
+    func font(of profile: ProfileName) async throws(StoreError) -> FontState
+
+    /// Stores both font keys in one transaction and logs exactly one `refresh` event.
+    func setFont(_ settings: FontSettings, of profile: ProfileName, if precondition: WritePrecondition?)
+        async throws(StoreError) -> FontChange
+
     /// Logged events of `profile` with an id greater than `id`, oldest first, at most `limit`.
     func events(of profile: ProfileName, after id: Int64, limit: Int) async throws(StoreError) -> [LoggedEvent]
 
@@ -37,4 +73,51 @@ public protocol Store: Sendable {
 public enum CounterLookup: Sendable, Equatable {
     case found(CounterState)
     case profileNotFound
+}
+
+/// An accepted preference write or removal: the key as it reads now, and the event logged.
+public struct PreferenceChange: Sendable, Hashable {
+    public let slot: PreferenceSlot
+    public let eventID: Int64
+    /// Whether readers saw no value for the key before (neither stored nor registered).
+    public let created: Bool
+
+    public init(slot: PreferenceSlot, eventID: Int64, created: Bool = false) {
+        self.slot = slot
+        self.eventID = eventID
+        self.created = created
+    }
+}
+
+/// A profile's registered defaults and their version (0 until first registered).
+public struct DefaultsState: Sendable, Hashable {
+    public let profile: ProfileName
+    public let values: JSONObject
+    public let version: Version
+
+    public init(profile: ProfileName, values: JSONObject, version: Version) {
+        self.profile = profile
+        self.values = values
+        self.version = version
+    }
+}
+
+public struct DefaultsChange: Sendable, Hashable {
+    public let state: DefaultsState
+    public let eventID: Int64
+
+    public init(state: DefaultsState, eventID: Int64) {
+        self.state = state
+        self.eventID = eventID
+    }
+}
+
+public struct FontChange: Sendable, Hashable {
+    public let state: FontState
+    public let eventID: Int64
+
+    public init(state: FontState, eventID: Int64) {
+        self.state = state
+        self.eventID = eventID
+    }
 }

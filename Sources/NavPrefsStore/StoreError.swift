@@ -8,6 +8,12 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
     case preconditionFailed(current: Version?)
     /// The counter operation would leave Int64; nothing changed.
     case counter(CounterError)
+    /// Nothing is stored under the key (removing it changes nothing).
+    case preferenceNotStored(PreferenceKey)
+    /// The value would break the typed view of a well-known key.
+    case invalidValue(WellKnownValueError)
+    /// The profile already stores as many keys as allowed.
+    case tooManyPreferences(limit: Int)
     /// The storage cannot serve now (locked, full, unreachable); retrying later may work.
     case unavailable(reason: String)
     /// The stored data is damaged.
@@ -22,6 +28,9 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
         case .profileNotFound(let profile): "profile '\(profile)' not found"
         case .preconditionFailed(let current): "precondition failed (current version \(current.map(String.init(describing:)) ?? "none"))"
         case .counter(let error): "counter: \(error)"
+        case .preferenceNotStored(let key): "nothing is stored under '\(key)'"
+        case .invalidValue(let error): error.description
+        case .tooManyPreferences(let limit): "the profile already stores \(limit) keys"
         case .unavailable(let reason): "storage unavailable: \(reason)"
         case .corrupted(let reason): "storage corrupted: \(reason)"
         case .closed: "the store is closed"

@@ -107,7 +107,7 @@ struct CounterTests {
 
     @Test("C-8: the seed's key is numIndex")
     func c8SeedKey() {
-        #expect(WellKnownKey.counter == "numIndex")
+        #expect(WellKnownKey.counter.rawValue == "numIndex")
     }
 
     @Test("counter events carry the operation, the step and the new value and version")
@@ -115,7 +115,7 @@ struct CounterTests {
         let state = CounterState(profile: try ProfileName("p"), counter: Counter(5), version: Version(9))
         let event = ChangeEvent.counter(.increment(try CounterStep(2)), state)
         #expect(event.type == .counter)
-        #expect(event.payload.jsonText == #"{"profile":"p","operation":"increment","by":2,"value":5,"stringValue":"5","version":9}"#)
+        #expect(event.payload.jsonText == #"{"profile":"p","key":"numIndex","operation":"increment","by":2,"value":5,"stringValue":"5","version":9}"#)
         #expect(ChangeEvent.counter(.reset, state).payload["by"] == nil)
     }
 }

@@ -12,7 +12,12 @@ public final class NavPrefsAPI: HTTPHandler {
 
     public init(store: any Store, logger: Logger) {
         self.logger = logger
-        router = Router(HealthRoutes().routes + CounterRoutes(store: store).routes)
+        let limits = PreferenceLimits()
+        router = Router(HealthRoutes().routes
+            + CounterRoutes(store: store).routes
+            + PreferenceRoutes(store: store, limits: limits).routes
+            + DefaultsRoutes(store: store, limits: limits).routes
+            + FontRoutes(store: store).routes)
     }
 
     /// Every route template with its methods, for the OpenAPI contract test.

@@ -41,6 +41,14 @@ extension APIError {
                       extensions: ["currentValue": .integer(current), "operation": .string(operation.name)])
         case .counter(.invalidStep(let amount)):
             self.init(.invalidBody, "'by' must be at least 1, not \(amount).")
+        case .preferenceNotStored(let key):
+            self.init(.preferenceNotFound, "Nothing is stored under '\(key)'.")
+        case .invalidValue(let error):
+            self.init(.invalidValue, "\(error.description.prefix(1).uppercased())\(error.description.dropFirst()).",
+                      extensions: ["key": .string(error.key.rawValue)])
+        case .tooManyPreferences(let limit):
+            self.init(.tooManyPreferences, "The profile already stores \(limit) keys; remove some first.",
+                      extensions: ["limit": .integer(Int64(limit))])
         case .unavailable:
             self.init(.storageUnavailable, "The store cannot serve this request now; retry shortly.",
                       headers: [("Retry-After", "1")])

@@ -12,6 +12,12 @@ public enum ProblemType: String, Sendable, CaseIterable {
     case badFraming = "bad-request-framing"
     case preconditionFailed = "precondition-failed"
     case counterOutOfRange = "counter-out-of-range"
+    case preferenceNotFound = "preference-not-found"
+    case invalidPreferenceKey = "invalid-preference-key"
+    case invalidValue = "invalid-value"
+    case valueTooLarge = "value-too-large"
+    case tooManyPreferences = "too-many-preferences"
+    case invalidQuery = "invalid-query"
     case storageUnavailable = "storage-unavailable"
     case shuttingDown = "shutting-down"
     case internalError = "internal-error"
@@ -21,9 +27,11 @@ public enum ProblemType: String, Sendable, CaseIterable {
 
     public var status: Int {
         switch self {
-        case .notFound, .profileNotFound: 404
+        case .notFound, .profileNotFound, .preferenceNotFound: 404
         case .methodNotAllowed: 405
-        case .invalidProfileName, .malformedJSON, .invalidBody, .badFraming: 400
+        case .invalidProfileName, .malformedJSON, .invalidBody, .badFraming, .invalidPreferenceKey, .invalidQuery: 400
+        case .invalidValue, .valueTooLarge: 422
+        case .tooManyPreferences: 409
         case .unsupportedMediaType: 415
         case .payloadTooLarge: 413
         case .preconditionFailed: 412
@@ -46,6 +54,12 @@ public enum ProblemType: String, Sendable, CaseIterable {
         case .badFraming: "Malformed request framing"
         case .preconditionFailed: "Precondition failed"
         case .counterOutOfRange: "Counter would leave the 64-bit integer range"
+        case .preferenceNotFound: "No value for this key"
+        case .invalidPreferenceKey: "Invalid preference key"
+        case .invalidValue: "Value not acceptable for this key"
+        case .valueTooLarge: "Value too large"
+        case .tooManyPreferences: "Too many stored preferences"
+        case .invalidQuery: "Invalid query parameter"
         case .storageUnavailable: "Storage unavailable"
         case .shuttingDown: "Server shutting down"
         case .internalError: "Internal server error"

@@ -10,18 +10,29 @@ public enum ETag {
     /// (`W/"7"`) never match under the strong comparison If-Match requires, and tags that are not
     /// ours can match nothing; both are left out (an empty list fails every write).
     static func precondition(from headers: HTTPHeaders) -> WritePrecondition? {
+        guard headers.contains("If-Match") else { return nil }
         let fields = headers.values(for: "If-Match")
-        guard !fields.isEmpty else { return nil }
         let members = fields.flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters() }
         if members.contains("*") { return .exists }
         return .version(in: members.compactMap { strongVersion($0) })
     }
 
+    /// The condition of a write: `If-Match` when present (RFC 9110 §13.2.2 evaluates it first),
+    /// else `If-None-Match` (`*`: only if the resource does not exist yet).
+    static func writePrecondition(from headers: HTTPHeaders) -> WritePrecondition? {
+        if let match = precondition(from: headers) { return match }
+        let fields = headers.values(for: "If-None-Match")
+        guard !fields.isEmpty else { return nil }
+        let members = fields.flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters() }
+        if members.contains("*") { return .absent }
+        return .noneOf(members.compactMap { strongVersion($0.hasPrefix("W/") ? String($0.dropFirst(2)) : $0) })
+    }
+
     /// Whether `If-None-Match` matches `version` (weak comparison, RFC 9110 §13.1.2): the GET
     /// then answers 304.
     static func noneMatchHits(_ headers: HTTPHeaders, _ version: Version) -> Bool {
+        guard headers.contains("If-None-Match") else { return false }  // the usual case, allocation-free
         let fields = headers.values(for: "If-None-Match")
-        guard !fields.isEmpty else { return false }
         let members = fields.flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters() }
         return members.contains { $0 == "*" || strongVersion($0.hasPrefix("W/") ? String($0.dropFirst(2)) : $0) == version }
     }

@@ -37,13 +37,49 @@ enum SQLiteSchema {
             INSERT INTO profiles (name, created_at, last_event_id) VALUES ('default', CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER), 0);
             INSERT INTO counters (profile, value, version) VALUES ('default', 0, 0);
             """),
+        (2, "preferences in two layers; the counter becomes the numIndex preference; versions from the event sequence", """
+            ALTER TABLE profiles ADD COLUMN defaults_version INTEGER NOT NULL DEFAULT 0;
+            -- The id of the last event that changed any value or default: the ETag of the whole set.
+            ALTER TABLE profiles ADD COLUMN preferences_version INTEGER NOT NULL DEFAULT 0;
+
+            -- The application domain: values as canonical JSON text. A value's version is the id
+            -- of the event that wrote it, so versions never repeat. A removal leaves a tombstone
+            -- (value NULL) with the removal's version, so the versions of views over several keys
+            -- (the font settings) never go back to one they had for other contents.
+            CREATE TABLE preferences (
+                profile TEXT    NOT NULL,
+                key     TEXT    NOT NULL,
+                value   TEXT,
+                version INTEGER NOT NULL,
+                PRIMARY KEY (profile, key)
+            ) STRICT, WITHOUT ROWID;
+
+            -- The registration domain (register(defaults:)), kept with the profile.
+            CREATE TABLE registered_defaults (
+                profile  TEXT    NOT NULL,
+                key      TEXT    NOT NULL,
+                value    TEXT    NOT NULL,
+                position INTEGER NOT NULL,  -- registration order, kept in the JSON object
+                PRIMARY KEY (profile, key)
+            ) STRICT, WITHOUT ROWID;
+
+            -- The seed stores numIndex as a base-10 string; its version becomes the id of the
+            -- counter's last event (ETags held across the upgrade no longer match).
+            INSERT INTO preferences (profile, key, value, version)
+                SELECT c.profile, 'numIndex', json_quote(CAST(c.value AS TEXT)),
+                       coalesce((SELECT max(e.id) FROM events e WHERE e.profile = c.profile AND e.type = 'counter'), 0)
+                FROM counters c WHERE c.version > 0;
+            UPDATE profiles SET preferences_version = coalesce((SELECT version FROM preferences s
+                WHERE s.profile = profiles.name AND s.key = 'numIndex'), 0);
+            DROP TABLE counters;
+            """),
     ]
 
     static var latestVersion: Int { migrations.last?.version ?? 0 }
 
     /// Brings the database at `connection` to the latest schema, or refuses a file that is not
     /// NavPrefs' or is newer than this build.
-    static func migrate(_ connection: SQLiteConnection) throws {
+    static func migrate(_ connection: SQLiteConnection, upTo target: Int = latestVersion) throws {
         try connection.execute("BEGIN IMMEDIATE")
         do {
             let application = try connection.queryFirst("PRAGMA application_id") { Int32(truncatingIfNeeded: $0.int64(0)) } ?? 0
@@ -59,7 +95,7 @@ enum SQLiteSchema {
                 throw StoreError.unavailable(
                     reason: "\(connection.path) has schema version \(current); this build knows up to \(latestVersion)")
             }
-            for migration in migrations where migration.version > current {
+            for migration in migrations where migration.version > current && migration.version <= target {
                 try connection.execute(migration.sql)
                 try connection.execute("PRAGMA user_version = \(migration.version)")
             }

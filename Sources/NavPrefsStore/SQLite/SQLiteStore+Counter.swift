@@ -11,14 +11,12 @@ extension SQLiteStore {
 
     public func counter(of profile: ProfileName) async throws(StoreError) -> CounterState {
         let generation = counters.generation
-        let found = try await readers.read { connection in
-            try connection.queryFirst("SELECT value, version FROM counters WHERE profile = ?1", .text(profile.rawValue)) { row in
-                CounterState(profile: profile, counter: Counter(row.int64(0)), version: Version(row.int64(1)))
-            }
+        let slot = try await readers.read { connection in
+            try connection.transaction { try Self.readSlot(WellKnownKey.counter, of: profile, in: connection) }
         }
-        counters.fill(profile, with: found.map { .present($0) } ?? .absent, readAt: generation)
-        guard let found else { throw .profileNotFound(profile) }
-        return found
+        counters.fill(profile, with: slot.map { .present(CounterState(profile: profile, slot: $0)) } ?? .absent, readAt: generation)
+        guard let slot else { throw .profileNotFound(profile) }
+        return CounterState(profile: profile, slot: slot)
     }
 
     public func apply(_ operation: CounterOperation, toCounterOf profile: ProfileName, if precondition: WritePrecondition?)
@@ -30,32 +28,57 @@ extension SQLiteStore {
             // write: If-Match needs a current representation (RFC 9110 §13.1.1).
             if precondition == nil {
                 try Self.createProfileIfNeeded(profile, in: context)
+            } else if precondition == .absent {
+                // If-None-Match: * on the counter: it exists whenever its profile does.
+                if let slot = try Self.readSlot(WellKnownKey.counter, of: profile, in: connection) {
+                    throw StoreError.preconditionFailed(current: slot.version ?? .initial)
+                }
+                try Self.createProfileIfNeeded(profile, in: context)
+            }
+            guard let eventID = try Self.nextEventID(of: profile, in: connection) else {
+                throw StoreError.preconditionFailed(current: nil)
             }
             let range = operation.admissibleRange
+            let list: ([Version]) -> SQLiteValue = { .text("[" + $0.map { String($0.rawValue) }.joined(separator: ",") + "]") }
             let versions: SQLiteValue = switch precondition {
-            case nil: .null
+            case nil, .absent?, .noneOf?: .null
             case .exists?: .text("[]")
-            case .version(let versions)?: .text("[" + versions.map { String($0.rawValue) }.joined(separator: ",") + "]")
+            case .version(let versions)?: list(versions)
             }
-            let anyVersion: Int64 = precondition == .exists ? 1 : 0
-            // One statement: the range guard keeps the result within Int64 (C-7) and the version
-            // guard applies If-Match atomically with the change (A-1).
+            let excluded: SQLiteValue = if case .noneOf(let versions)? = precondition { list(versions) } else { .null }
+            // One statement reads the counter through its layers (stored numIndex, else its
+            // registered default, else 0), applies the range guard that keeps the result within
+            // Int64 (C-7) and the If-Match guard (A-1), and writes: no read-modify-write in Swift.
             let updated = try connection.queryFirst("""
-                UPDATE counters SET value = coalesce(?2, value + ?3), version = version + 1
-                WHERE profile = ?1 AND value BETWEEN ?4 AND ?5
-                  AND (?6 IS NULL OR ?7 = 1 OR version IN (SELECT value FROM json_each(?6)))
-                RETURNING value, version
+                WITH current AS (
+                    SELECT CASE WHEN s.value IS NOT NULL THEN CAST(json_extract(s.value, '$') AS INTEGER)
+                                ELSE coalesce(CAST(json_extract(d.value, '$') AS INTEGER), 0) END AS value,
+                           CASE WHEN s.value IS NOT NULL THEN s.version
+                                ELSE max(coalesce(s.version, 0), p.defaults_version) END AS version
+                    FROM profiles p
+                    LEFT JOIN preferences s ON s.profile = p.name AND s.key = 'numIndex'
+                    LEFT JOIN registered_defaults d ON d.profile = p.name AND d.key = 'numIndex'
+                    WHERE p.name = ?1)
+                INSERT INTO preferences (profile, key, value, version)
+                SELECT ?1, 'numIndex', json_quote(CAST(coalesce(?2, current.value + ?3) AS TEXT)), ?8
+                FROM current
+                WHERE current.value BETWEEN ?4 AND ?5
+                  AND (?6 IS NULL OR ?7 = 1 OR current.version IN (SELECT value FROM json_each(?6)))
+                  AND (?9 IS NULL OR current.version NOT IN (SELECT value FROM json_each(?9)))
+                ON CONFLICT (profile, key) DO UPDATE SET value = excluded.value, version = excluded.version
+                RETURNING CAST(json_extract(value, '$') AS INTEGER), version
                 """,
                 .text(profile.rawValue),
                 operation.assignedValue.map { .integer($0) } ?? .null,
                 .integer(operation.delta ?? 0),
                 .integer(range.lowerBound), .integer(range.upperBound),
-                versions, .integer(anyVersion)
+                versions, .integer(precondition == .exists ? 1 : 0),
+                .integer(eventID), excluded
             ) { row in CounterState(profile: profile, counter: Counter(row.int64(0)), version: Version(row.int64(1))) }
             guard let state = updated else {
-                throw try Self.explainRefusal(operation, profile: profile, precondition: precondition, in: connection)
+                throw try Self.explainCounterRefusal(operation, profile: profile, precondition: precondition, in: connection)
             }
-            let eventID = try Self.log(.counter(operation, state), for: profile, in: connection)
+            try Self.log(.counter(operation, state), id: eventID, for: profile, in: connection)
             return Committed(value: CounterChange(operation: operation, state: state, eventID: eventID)) { context in
                 context.knownProfiles.insert(profile.rawValue)
                 cache.committed(state)
@@ -63,40 +86,17 @@ extension SQLiteStore {
         }
     }
 
-    /// Why the guarded UPDATE changed nothing, read in the same transaction.
-    private static func explainRefusal(
+    /// Why the guarded statement changed nothing, read in the same transaction.
+    private static func explainCounterRefusal(
         _ operation: CounterOperation, profile: ProfileName, precondition: WritePrecondition?, in connection: SQLiteConnection
     ) throws -> StoreError {
-        let current = try connection.queryFirst("SELECT value, version FROM counters WHERE profile = ?1", .text(profile.rawValue)) {
-            (value: $0.int64(0), version: Version($0.int64(1)))
+        guard let slot = try readSlot(WellKnownKey.counter, of: profile, in: connection) else {
+            return .preconditionFailed(current: nil)
         }
-        guard let current else { return .preconditionFailed(current: nil) }
+        let current = CounterState(profile: profile, slot: slot)
         if let precondition, !precondition.admits(current.version) {
             return .preconditionFailed(current: current.version)
         }
-        return .counter(.outOfRange(current: current.value, operation: operation))
-    }
-
-    /// Creates the profile's rows unless the writer already knows it exists.
-    static func createProfileIfNeeded(_ profile: ProfileName, in context: WriteContext) throws {
-        guard !context.knownProfiles.contains(profile.rawValue) else { return }
-        try context.connection.run(
-            "INSERT INTO profiles (name, created_at, last_event_id) VALUES (?1, ?2, 0) ON CONFLICT DO NOTHING",
-            .text(profile.rawValue), .integer(now()))
-        try context.connection.run(
-            "INSERT INTO counters (profile, value, version) VALUES (?1, 0, 0) ON CONFLICT DO NOTHING",
-            .text(profile.rawValue))
-    }
-
-    /// Appends `event` to the profile's log; returns its id.
-    static func log(_ event: ChangeEvent, for profile: ProfileName, in connection: SQLiteConnection) throws -> Int64 {
-        guard let id = try connection.queryFirst(
-            "UPDATE profiles SET last_event_id = last_event_id + 1 WHERE name = ?1 RETURNING last_event_id",
-            .text(profile.rawValue), row: { $0.int64(0) })
-        else { throw StoreError.internal(reason: "profile \(profile) vanished while logging an event") }
-        try connection.run(
-            "INSERT INTO events (profile, id, type, data, created_at) VALUES (?1, ?2, ?3, ?4, ?5)",
-            .text(profile.rawValue), .integer(id), .text(event.type.rawValue), .text(event.data), .integer(now()))
-        return id
+        return .counter(.outOfRange(current: current.counter.value, operation: operation))
     }
 }

@@ -14,14 +14,17 @@ public final class SQLiteStore: Store {
         public var cacheCapacity: Int
         /// Writes committed together at most.
         public var maxBatch: Int
+        /// Keys one profile may store.
+        public var maxPreferencesPerProfile: Int
 
         public init(path: String, durability: Durability = .full, readerCount: Int = 2,
-                    cacheCapacity: Int = 100_000, maxBatch: Int = 256) {
+                    cacheCapacity: Int = 100_000, maxBatch: Int = 256, maxPreferencesPerProfile: Int = 1_000) {
             self.path = path
             self.durability = durability
             self.readerCount = readerCount
             self.cacheCapacity = cacheCapacity
             self.maxBatch = maxBatch
+            self.maxPreferencesPerProfile = maxPreferencesPerProfile
         }
     }
 

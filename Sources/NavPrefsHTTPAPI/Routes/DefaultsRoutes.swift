@@ -1,0 +1,82 @@
+import MicroHTTPServer
+import NavPrefsCore
+import NavPrefsJSON
+import NavPrefsStore
+
+/// Registered defaults (`register(defaults:)`), semantics P-5/P-6:
+/// `GET`/`PUT /v1/profiles/{profile}/defaults`, an object of key to value.
+///
+/// Unlike UserDefaults' registration domain, which lives in memory and is re-registered at every
+/// launch, these are stored with the profile: a service has no launch to re-register at, and
+/// every client of a profile must see the same fallbacks. `PUT` replaces the whole set.
+struct DefaultsRoutes {
+    let store: any Store
+    let limits: PreferenceLimits
+
+    static let resource = "/v1/profiles/{profile}/defaults"
+
+    var routes: [Route] {
+        [
+            Route("GET", Self.resource, read),
+            Route("PUT", Self.resource, write),
+        ]
+    }
+
+    private func read(_ request: APIRequest) throws(APIError) -> APIResult {
+        let profile = try request.profile()
+        let store = self.store
+        return .deferred { () async throws(APIError) -> HTTPResponse in
+            let defaults = try await fromStore { () async throws(StoreError) in try await store.defaults(of: profile) }
+            return Self.response(defaults.values, version: defaults.version, request: request.http)
+        }
+    }
+
+    private func write(_ request: APIRequest) throws(APIError) -> APIResult {
+        let profile = try request.profile()
+        guard !request.http.body.isEmpty else { throw APIError(.invalidBody, "The body is an object of key to default value.") }
+        try JSONBody.requireJSONContentType(request.http.headers["Content-Type"])
+        let parsed: JSONValue
+        do {
+            parsed = try JSONValue.parse(request.http.body)
+        } catch {
+            throw APIError(.malformedJSON, "The body is not valid JSON: \(error).")
+        }
+        guard case .object(let defaults) = parsed else {
+            throw APIError(.invalidBody, "The body must be an object of key to default value, not \(parsed.typeName).")
+        }
+        guard defaults.count <= limits.maxDefaults else {
+            throw APIError(.tooManyPreferences, "At most \(limits.maxDefaults) defaults can be registered, not \(defaults.count).",
+                           extensions: ["limit": .integer(Int64(limits.maxDefaults))])
+        }
+        for member in defaults {
+            let key: PreferenceKey
+            do {
+                key = try PreferenceKey(member.key)
+            } catch {
+                throw APIError(.invalidPreferenceKey, "'\(member.key.prefix(80))' is not a valid preference key: \(error).")
+            }
+            guard member.value != .null else {
+                throw APIError(.invalidBody, "The default of '\(key)' cannot be null.")
+            }
+            try limits.check(member.value, for: key)
+        }
+        let precondition = ETag.writePrecondition(from: request.http.headers)
+        let store = self.store
+        return .deferred { () async throws(APIError) -> HTTPResponse in
+            let change = try await fromStore { () async throws(StoreError) in
+                try await store.setDefaults(defaults, of: profile, if: precondition)
+            }
+            return Self.response(change.state.values, version: change.state.version)
+        }
+    }
+
+    private static func response(_ values: JSONObject, version: Version, request: HTTPRequest? = nil) -> HTTPResponse {
+        var headers = HTTPHeaders()
+        headers.add("ETag", ETag.format(version))
+        if let request, ETag.noneMatchHits(request.headers, version) {
+            return HTTPResponse(status: 304, headers: headers)
+        }
+        headers.add("Content-Type", "application/json")
+        return HTTPResponse(status: 200, headers: headers, bytes: Array((JSONValue.object(values).jsonText + "\n").utf8))
+    }
+}

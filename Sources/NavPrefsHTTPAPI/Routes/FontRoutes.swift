@@ -1,0 +1,66 @@
+import MicroHTTPServer
+import NavPrefsCore
+import NavPrefsJSON
+import NavPrefsStore
+
+/// The font settings of seed 001, semantics F-1..F-7: `GET`/`PUT /v1/profiles/{profile}/font`.
+/// A typed view over the `sliderValuekey` and `fontSizekey` preferences; every accepted change
+/// logs exactly one `refresh` event (the seed's `doRefreshNotification`).
+struct FontRoutes {
+    let store: any Store
+
+    static let resource = "/v1/profiles/{profile}/font"
+
+    var routes: [Route] {
+        [
+            Route("GET", Self.resource, read),
+            Route("PUT", Self.resource, write),
+        ]
+    }
+
+    private func read(_ request: APIRequest) throws(APIError) -> APIResult {
+        let profile = try request.profile()
+        let store = self.store
+        return .deferred { () async throws(APIError) -> HTTPResponse in
+            let state = try await fromStore { () async throws(StoreError) in try await store.font(of: profile) }
+            return JSONResponse.make(Self.body(state), version: state.version, request: request.http)
+        }
+    }
+
+    private func write(_ request: APIRequest) throws(APIError) -> APIResult {
+        let profile = try request.profile()
+        let body = try JSONBody.object(of: request.http, allowed: ["sliderValue"], required: true) ?? [:]
+        guard let value = body["sliderValue"] else { throw APIError(.invalidBody, "The body needs the member 'sliderValue'.") }
+        guard let number = value.numericValue else {
+            throw APIError(.invalidBody, "'sliderValue' must be a number, not \(value.typeName).")
+        }
+        let settings: FontSettings
+        do {
+            settings = try FontSettings.settingSlider(to: number)
+        } catch {
+            throw APIError(.invalidValue, "\(error.description.prefix(1).uppercased())\(error.description.dropFirst()).",
+                           extensions: ["minimum": .number(FontSettings.sliderRange.lowerBound),
+                                        "maximum": .number(FontSettings.sliderRange.upperBound)])
+        }
+        let precondition = ETag.writePrecondition(from: request.http.headers)
+        let store = self.store
+        return .deferred { () async throws(APIError) -> HTTPResponse in
+            let change = try await fromStore { () async throws(StoreError) in
+                try await store.setFont(settings, of: profile, if: precondition)
+            }
+            var body = Self.body(change.state)
+            body.add("eventId", change.eventID)
+            return JSONResponse.make(body, version: change.state.version)
+        }
+    }
+
+    private static func body(_ state: FontState) -> JSONObjectBuilder {
+        var body = JSONObjectBuilder()
+        body.add("profile", state.profile.rawValue)
+        body.add("sliderValue", state.settings.sliderValue)
+        body.add("fontSize", state.settings.fontSize)
+        body.add("effectiveFontSize", state.settings.effectiveFontSize)
+        body.add("version", state.version.rawValue)
+        return body
+    }
+}
