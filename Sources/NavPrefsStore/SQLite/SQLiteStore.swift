@@ -1,4 +1,5 @@
 public import NavPrefsCore
+import CSQLite
 import Foundation
 
 /// The embedded store: one SQLite file in WAL mode, one writer thread with group commit,
@@ -37,6 +38,9 @@ public final class SQLiteStore: Store {
     /// Opens (creating and migrating if needed) the database at `options.path`.
     public init(_ options: Options) throws(StoreError) {
         self.options = options
+        // See csqlite_set_malloc_trim_threshold: keep up to 256 MiB of freed heap instead of
+        // returning it to the kernel after every commit. Process-wide, and harmless to repeat.
+        _ = csqlite_set_malloc_trim_threshold(256 << 20)
         let lock = try DatabaseFileLock(path: options.path)
         let path = options.path
         let synchronous = options.durability == .full ? "FULL" : "NORMAL"

@@ -55,7 +55,7 @@ final class SQLiteWriter: Sendable {
     private static func commit(_ batch: ArraySlice<any WriteJob>, in context: WriteContext) {
         let connection = context.connection
         do {
-            try connection.execute("BEGIN IMMEDIATE")
+            try connection.run("BEGIN IMMEDIATE")
         } catch {
             for job in batch { job.abandon(error.storeError) }
             return
@@ -63,27 +63,30 @@ final class SQLiteWriter: Sendable {
         let isolate = batch.count > 1
         for job in batch {
             do {
-                if isolate { try connection.execute("SAVEPOINT job") }
+                // Transaction control goes through cached prepared statements too: parsing them
+                // again for every job showed in profiles.
+                if isolate { try connection.run("SAVEPOINT job") }
                 let refused = try job.perform(context)
                 if isolate {
-                    try connection.execute(refused ? "ROLLBACK TO job; RELEASE job" : "RELEASE job")
+                    if refused { try connection.run("ROLLBACK TO job") }
+                    try connection.run("RELEASE job")
                 }
             } catch {
                 // A storage failure (I/O, disk full, busy) may have rolled the transaction back
                 // already: give up the whole batch, none of it was acknowledged.
-                _ = try? connection.execute("ROLLBACK")
+                _ = try? connection.run("ROLLBACK")
                 for job in batch { job.abandon(error.storeError) }
                 return
             }
         }
         do {
             if !isolate && batch.first?.wasRefused == true {
-                try connection.execute("ROLLBACK")
+                try connection.run("ROLLBACK")
             } else {
-                try connection.execute("COMMIT")
+                try connection.run("COMMIT")
             }
         } catch {
-            _ = try? connection.execute("ROLLBACK")
+            _ = try? connection.run("ROLLBACK")
             for job in batch { job.abandon(error.storeError) }
             return
         }
