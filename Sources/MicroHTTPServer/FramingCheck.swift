@@ -8,8 +8,8 @@ enum FramingCheck {
     }
 
     static func inspect(_ headers: HTTPHeaders, maxBodyBytes: Int) -> Verdict {
+        guard headers.contains("Content-Length") else { return .acceptable }  // most requests: no allocation
         let declared = headers.values(for: "Content-Length")
-        guard !declared.isEmpty else { return .acceptable }
         if headers.contains("Transfer-Encoding") {
             return .reject(.contentLengthWithTransferEncoding, immediately: true)
         }

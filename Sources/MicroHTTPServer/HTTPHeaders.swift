@@ -9,6 +9,12 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
 
     public init() { fields = [] }
 
+    /// Empty, with room for `capacity` fields (saves regrowing on hot paths).
+    public init(reservingCapacity capacity: Int) {
+        fields = []
+        fields.reserveCapacity(capacity)
+    }
+
     public init(_ fields: [(String, String)]) {
         self.fields = fields.map { (name: $0.0, value: $0.1) }
     }

@@ -82,14 +82,14 @@ public final class NavPrefsAPI: HTTPHandler {
         response.headers.add("X-Content-Type-Options", "nosniff")
         response.headers.add("X-Request-ID", requestID)
         if logger.isEnabled(.info) {
-            let elapsed = ContinuousClock.now - request.receivedAt
-            let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+            let elapsed = (ContinuousClock.now - request.receivedAt).components
+            let microseconds = elapsed.seconds * 1_000_000 + elapsed.attoseconds / 1_000_000_000_000
             logger.log(.info, "request", [
                 ("request_id", .string(requestID)),
                 ("method", .string(request.method.utf8.count <= 20 ? request.method : String(request.method.prefix(20)))),
                 ("route", .string(route)),
                 ("status", .integer(Int64(response.status))),
-                ("duration_ms", .number((milliseconds * 1000).rounded() / 1000)),
+                ("duration_ms", .milliseconds(microseconds: microseconds)),
                 ("remote", .string(request.remoteAddress ?? "-")),
             ])
         }

@@ -30,6 +30,18 @@ struct LineBuffer {
         }
     }
 
+    /// Appends `microseconds` as milliseconds with three decimals (`1234` is `1.234`).
+    mutating func append(milliseconds microseconds: Int64) {
+        let magnitude = microseconds.magnitude
+        if microseconds < 0 { append("-") }
+        append(Int64(magnitude / 1000))
+        append(".")
+        let fraction = magnitude % 1000
+        if fraction < 100 { append("0") }
+        if fraction < 10 { append("0") }
+        append(Int64(fraction))
+    }
+
     /// Appends a decimal integer without allocating.
     mutating func append(_ number: Int64) {
         if number < 0 {

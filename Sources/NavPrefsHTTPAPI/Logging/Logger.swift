@@ -34,6 +34,9 @@ public final class Logger: Sendable {
         case string(String)
         case integer(Int64)
         case number(Double)
+        /// Milliseconds with three decimals, from whole microseconds (durations, without
+        /// formatting a floating-point number on every request).
+        case milliseconds(microseconds: Int64)
         case bool(Bool)
         case json(JSONValue)
     }
@@ -81,6 +84,7 @@ public final class Logger: Sendable {
                 case .string(let text): line.append(jsonString: text)
                 case .integer(let number): line.append(number)
                 case .number(let number): line.append(raw: JSONValue.number(number).jsonText)
+                case .milliseconds(let microseconds): line.append(milliseconds: microseconds)
                 case .bool(let flag): line.append(flag ? "true" : "false")
                 case .json(let json): line.append(raw: json.jsonText)
                 }
@@ -102,6 +106,7 @@ public final class Logger: Sendable {
                 case .string(let text): line.append(jsonString: text)
                 case .integer(let number): line.append(number)
                 case .number(let number): line.append(raw: JSONValue.number(number).jsonText)
+                case .milliseconds(let microseconds): line.append(milliseconds: microseconds)
                 case .bool(let flag): line.append(flag ? "true" : "false")
                 case .json(let json): line.append(raw: json.jsonText)
                 }

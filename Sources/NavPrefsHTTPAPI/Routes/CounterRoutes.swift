@@ -75,7 +75,7 @@ struct CounterRoutes {
     /// `{"profile":"p","value":5,"stringValue":"5","version":7}` (+ `eventId` after a write),
     /// with the version as ETag; 304 when If-None-Match already has it.
     static func response(for state: CounterState, request: HTTPRequest? = nil, eventID: Int64? = nil) -> HTTPResponse {
-        var headers = HTTPHeaders()
+        var headers = HTTPHeaders(reservingCapacity: 6)  // with the ones NavPrefsAPI.finish adds
         headers.add("ETag", ETag.format(state.version))
         if let request, ETag.noneMatchHits(request.headers, state.version) {
             return HTTPResponse(status: 304, headers: headers)

@@ -152,7 +152,7 @@ extension APIRequest {
 /// JSON responses of versioned resources: `ETag`, and 304 when `If-None-Match` has it already.
 enum JSONResponse {
     static func make(_ body: JSONObjectBuilder, version: Version?, request: HTTPRequest? = nil) -> HTTPResponse {
-        var headers = HTTPHeaders()
+        var headers = HTTPHeaders(reservingCapacity: 6)  // with the ones NavPrefsAPI.finish adds
         if let version {
             headers.add("ETag", ETag.format(version))
             if let request, ETag.noneMatchHits(request.headers, version) {
