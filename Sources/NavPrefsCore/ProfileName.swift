@@ -11,12 +11,13 @@ public struct ProfileName: Sendable, Hashable, Comparable, CustomStringConvertib
     public let rawValue: String
 
     public init(_ text: String) throws(ProfileNameError) {
-        guard !text.isEmpty else { throw .empty }
-        guard text.utf8.count <= Self.maxLength else { throw .tooLong(length: text.utf8.count) }
-        guard let first = text.utf8.first, first.isASCIIAlphanumeric else { throw .badFirstCharacter }
-        guard text.utf8.allSatisfy({ $0.isASCIIAlphanumeric || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-") })
-        else { throw .badCharacter }
-        rawValue = text
+        switch NameRule(maxLength: Self.maxLength, punctuation: "._-").check(text) {
+        case .valid: rawValue = text
+        case .empty: throw .empty
+        case .tooLong(let length): throw .tooLong(length: length)
+        case .badFirstCharacter: throw .badFirstCharacter
+        case .badCharacter: throw .badCharacter
+        }
     }
 
     private init(unchecked text: String) { rawValue = text }
@@ -41,6 +42,29 @@ public enum ProfileNameError: Error, Equatable, CustomStringConvertible {
         case .badFirstCharacter: "a profile name starts with a letter or a digit"
         case .badCharacter: "a profile name uses only letters, digits, '.', '_' and '-'"
         }
+    }
+}
+
+/// The shape NavPrefs' names share (profiles, preference keys): ASCII letters and digits plus a
+/// few punctuation characters, starting with a letter or digit, bounded in length. Such names
+/// need no escaping in a URL path, a log line or a file name.
+struct NameRule {
+    enum Verdict: Equatable {
+        case valid, empty, tooLong(Int), badFirstCharacter, badCharacter
+    }
+
+    let maxLength: Int
+    let punctuation: StaticString
+
+    func check(_ text: String) -> Verdict {
+        let bytes = text.utf8
+        guard let first = bytes.first else { return .empty }
+        guard bytes.count <= maxLength else { return .tooLong(bytes.count) }
+        guard first.isASCIIAlphanumeric else { return .badFirstCharacter }
+        // No set: this runs on every request, and the punctuation is two or three bytes.
+        return punctuation.withUTF8Buffer { allowed in
+            bytes.allSatisfy { $0.isASCIIAlphanumeric || allowed.contains($0) }
+        } ? .valid : .badCharacter
     }
 }
 

@@ -10,13 +10,13 @@ public struct PreferenceKey: Sendable, Hashable, Comparable, CustomStringConvert
     public let rawValue: String
 
     public init(_ text: String) throws(PreferenceKeyError) {
-        guard !text.isEmpty else { throw .empty }
-        guard text.utf8.count <= Self.maxLength else { throw .tooLong(length: text.utf8.count) }
-        guard let first = text.utf8.first, first.isASCIIAlphanumeric else { throw .badFirstCharacter }
-        guard text.utf8.allSatisfy({ $0.isASCIIAlphanumeric || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "_")
-                                      || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ":") })
-        else { throw .badCharacter }
-        rawValue = text
+        switch NameRule(maxLength: Self.maxLength, punctuation: "._-:").check(text) {
+        case .valid: rawValue = text
+        case .empty: throw .empty
+        case .tooLong(let length): throw .tooLong(length: length)
+        case .badFirstCharacter: throw .badFirstCharacter
+        case .badCharacter: throw .badCharacter
+        }
     }
 
     init(wellKnown text: StaticString) {

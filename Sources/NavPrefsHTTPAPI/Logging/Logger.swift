@@ -80,14 +80,7 @@ public final class Logger: Sendable {
                 line.append(",")
                 line.append(jsonString: key)
                 line.append(":")
-                switch value {
-                case .string(let text): line.append(jsonString: text)
-                case .integer(let number): line.append(number)
-                case .number(let number): line.append(raw: JSONValue.number(number).jsonText)
-                case .milliseconds(let microseconds): line.append(milliseconds: microseconds)
-                case .bool(let flag): line.append(flag ? "true" : "false")
-                case .json(let json): line.append(raw: json.jsonText)
-                }
+                line.append(value, bareStrings: false)
             }
             line.append("}\n")
         case .text:
@@ -100,16 +93,7 @@ public final class Logger: Sendable {
                 line.append(" ")
                 line.append(raw: key)
                 line.append("=")
-                switch value {
-                case .string(let text) where !text.isEmpty && !text.contains(" ") && !JSONWriter.needsEscaping(text):
-                    line.append(raw: text)
-                case .string(let text): line.append(jsonString: text)
-                case .integer(let number): line.append(number)
-                case .number(let number): line.append(raw: JSONValue.number(number).jsonText)
-                case .milliseconds(let microseconds): line.append(milliseconds: microseconds)
-                case .bool(let flag): line.append(flag ? "true" : "false")
-                case .json(let json): line.append(raw: json.jsonText)
-                }
+                line.append(value, bareStrings: true)
             }
             line.append("\n")
         }
@@ -160,5 +144,22 @@ final class TimestampFormatter: Sendable {
     private static func pad(_ value: Int, _ width: Int) -> String {
         let text = String(value)
         return text.count >= width ? text : String(repeating: "0", count: width - text.count) + text
+    }
+}
+
+extension LineBuffer {
+    /// Appends a field's value as JSON; with `bareStrings`, a string that needs no quoting goes
+    /// in bare (text format: `route=/healthz`).
+    mutating func append(_ value: Logger.Value, bareStrings: Bool) {
+        switch value {
+        case .string(let text) where bareStrings && !text.isEmpty && !text.contains(" ") && !JSONWriter.needsEscaping(text):
+            append(raw: text)
+        case .string(let text): append(jsonString: text)
+        case .integer(let number): append(number)
+        case .number(let number): append(raw: JSONValue.number(number).jsonText)
+        case .milliseconds(let microseconds): append(milliseconds: microseconds)
+        case .bool(let flag): append(flag ? "true" : "false")
+        case .json(let json): append(raw: json.jsonText)
+        }
     }
 }

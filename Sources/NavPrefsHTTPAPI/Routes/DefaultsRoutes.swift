@@ -27,7 +27,7 @@ struct DefaultsRoutes {
         let store = self.store
         return .deferred { () async throws(APIError) -> HTTPResponse in
             let defaults = try await fromStore { () async throws(StoreError) in try await store.defaults(of: profile) }
-            return Self.response(defaults.values, version: defaults.version, request: request.http)
+            return JSONResponse.make(json: JSONValue.object(defaults.values).jsonText, version: defaults.version, request: request.http)
         }
     }
 
@@ -66,17 +66,7 @@ struct DefaultsRoutes {
             let change = try await fromStore { () async throws(StoreError) in
                 try await store.setDefaults(defaults, of: profile, if: precondition)
             }
-            return Self.response(change.state.values, version: change.state.version)
+            return JSONResponse.make(json: JSONValue.object(change.state.values).jsonText, version: change.state.version)
         }
-    }
-
-    private static func response(_ values: JSONObject, version: Version, request: HTTPRequest? = nil) -> HTTPResponse {
-        var headers = HTTPHeaders()
-        headers.add("ETag", ETag.format(version))
-        if let request, ETag.noneMatchHits(request.headers, version) {
-            return HTTPResponse(status: 304, headers: headers)
-        }
-        headers.add("Content-Type", "application/json")
-        return HTTPResponse(status: 200, headers: headers, bytes: Array((JSONValue.object(values).jsonText + "\n").utf8))
     }
 }

@@ -152,6 +152,11 @@ extension APIRequest {
 /// JSON responses of versioned resources: `ETag`, and 304 when `If-None-Match` has it already.
 enum JSONResponse {
     static func make(_ body: JSONObjectBuilder, version: Version?, request: HTTPRequest? = nil) -> HTTPResponse {
+        make(json: body.json, version: version, request: request)
+    }
+
+    /// The same for a body that is already JSON text.
+    static func make(json: String, version: Version?, request: HTTPRequest? = nil) -> HTTPResponse {
         var headers = HTTPHeaders(reservingCapacity: 6)  // with the ones NavPrefsAPI.finish adds
         if let version {
             headers.add("ETag", ETag.format(version))
@@ -160,6 +165,6 @@ enum JSONResponse {
             }
         }
         headers.add("Content-Type", "application/json")
-        return HTTPResponse(status: 200, headers: headers, bytes: Array((body.json + "\n").utf8))
+        return HTTPResponse(status: 200, headers: headers, bytes: Array((json + "\n").utf8))
     }
 }
