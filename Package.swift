@@ -44,7 +44,7 @@ let package = Package(
         .testTarget(name: "NavPrefsStoreTests", dependencies: ["NavPrefsStore", "NavPrefsCore"]),
         .testTarget(
             name: "NavPrefsHTTPAPITests",
-            dependencies: ["NavPrefsHTTPAPI", "NavPrefsStore", "NavPrefsCore", "NavPrefsJSON", "HTTPTestClient"],
+            dependencies: ["NavPrefsHTTPAPI", "NavPrefsStore", "NavPrefsCore", "NavPrefsJSON", "MicroHTTPServer", "HTTPTestClient"],
             resources: []
         ),
         .testTarget(

@@ -21,9 +21,11 @@
 static inline struct MHD_Daemon *cmhd_start_daemon(unsigned int flags, uint16_t port,
     MHD_AccessHandlerCallback handler, void *cls,
     MHD_RequestCompletedCallback completed, MHD_NotifyConnectionCallback connection_notify,
-    const struct sockaddr *bind_address, const struct MHD_OptionItem *options)
+    MHD_LogCallback logger, const struct sockaddr *bind_address, const struct MHD_OptionItem *options)
 {
     return MHD_start_daemon(flags, port, NULL, NULL, handler, cls,
+                            /* First, or MHD warns that messages before it went to stderr. */
+                            MHD_OPTION_EXTERNAL_LOGGER, logger, cls,
                             MHD_OPTION_NOTIFY_COMPLETED, completed, cls,
                             MHD_OPTION_NOTIFY_CONNECTION, connection_notify, cls,
                             MHD_OPTION_SOCK_ADDR, bind_address,
@@ -89,9 +91,9 @@ static inline int cmhd_loop_epoll_create(struct MHD_Daemon *daemon, int wake_fd)
     return loop_fd;
 }
 
-/* Waits until MHD has work, a resume signalled `wake_fd`, MHD's next timeout, or `max_ms`;
-   then runs MHD once without blocking. */
-static inline void cmhd_loop_step(struct MHD_Daemon *daemon, int loop_fd, int wake_fd, int max_ms)
+/* Waits until MHD has work, a resume signalled `wake_fd` (drained here), MHD's next timeout,
+   or `max_ms`. The caller then runs MHD once without blocking (MHD_run). */
+static inline void cmhd_loop_wait(struct MHD_Daemon *daemon, int loop_fd, int wake_fd, int max_ms)
 {
     MHD_UNSIGNED_LONG_LONG next = 0;
     int timeout = max_ms;
@@ -105,6 +107,5 @@ static inline void cmhd_loop_step(struct MHD_Daemon *daemon, int loop_fd, int wa
             (void) got; /* EAGAIN: another wake-up already drained it */
         }
     }
-    MHD_run(daemon);
 }
 #endif

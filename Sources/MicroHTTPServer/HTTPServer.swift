@@ -27,9 +27,12 @@ public final class HTTPServer: Sendable {
     private let boundPort = Atomic<Int>(0)
     private let loopThreadID = Mutex<(@Sendable () -> Int32)?>(nil)
 
-    public init(configuration: ServerConfiguration, handler: some HTTPHandler) {
+    /// - Parameter messageLog: receives libmicrohttpd's own messages (errors such as a client
+    ///   that went away mid-answer); by default they are dropped.
+    public init(configuration: ServerConfiguration, handler: some HTTPHandler,
+                messageLog: (@Sendable (String) -> Void)? = nil) {
         self.configuration = configuration
-        self.core = ServerCore(configuration: configuration, handler: handler, waker: LoopWaker())
+        self.core = ServerCore(configuration: configuration, handler: handler, waker: LoopWaker(), messageLog: messageLog)
     }
 
     /// Binds the listening socket and starts serving. Deferred work waits until ``run()`` runs.

@@ -59,6 +59,15 @@ public protocol Store: Sendable {
     func setFont(_ settings: FontSettings, of profile: ProfileName, if precondition: WritePrecondition?)
         async throws(StoreError) -> FontChange
 
+    // MARK: The event log
+
+    /// Every event committed from now on, in commit order, before its write is acknowledged.
+    var feed: EventFeed { get }
+
+    /// The oldest id the log still keeps and the newest issued, for `profile` (both from a
+    /// profile that does not exist yet: earliest 1, latest 0).
+    func eventLogBounds(of profile: ProfileName) async throws(StoreError) -> EventLogBounds
+
     /// Logged events of `profile` with an id greater than `id`, oldest first, at most `limit`.
     func events(of profile: ProfileName, after id: Int64, limit: Int) async throws(StoreError) -> [LoggedEvent]
 

@@ -171,6 +171,9 @@ public final class TestConnection: @unchecked Sendable {
         }
     }
 
+    /// Reads `count` body bytes of a response whose head was read with ``readHead()``.
+    public func readChunkless(_ count: Int) throws -> [UInt8] { try readExactly(count) }
+
     private func readExactly(_ count: Int) throws -> [UInt8] {
         while buffer.count - bufferOffset < count { try fill() }
         let bytes = Array(buffer[bufferOffset..<bufferOffset + count])

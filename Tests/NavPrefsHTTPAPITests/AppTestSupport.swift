@@ -42,6 +42,7 @@ func withApp<T>(
     configuration.database = .sqlite(path: directory.appendingPathComponent("navprefs.sqlite").path)
     configuration.sqliteSynchronous = .normal
     configuration.shutdownGraceSeconds = 2
+    configuration.sseMaxSubscribersPerIP = 100
     configure(&configuration)
     let logPath = directory.appendingPathComponent("log.jsonl").path
     let descriptor = open(logPath, O_WRONLY | O_CREAT | O_APPEND, 0o644)

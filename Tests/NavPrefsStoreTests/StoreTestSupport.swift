@@ -16,6 +16,7 @@ struct TemporaryDatabase: Sendable {
 }
 
 /// Opens a SQLite store on a fresh file for `body`, closes it and removes the file after.
+@discardableResult
 func withSQLiteStore<T>(
     durability: Durability = .normal,
     _ body: (SQLiteStore, TemporaryDatabase) async throws -> T

@@ -1,4 +1,5 @@
 import CMicroHTTPD
+import Glibc
 import Synchronization
 
 // libmicrohttpd's callbacks. They are file-level `let`s of the C function types that capture
@@ -33,5 +34,24 @@ let connectionNotified: MHD_NotifyConnectionCallback = { cls, connection, socket
             Unmanaged<PeerInfo>.fromOpaque(stored).release()
             socketContext.pointee = nil
         }
+    }
+}
+
+/// libmicrohttpd's own messages (printf-style), handed to the server's error log instead of stderr.
+let messageLogged: MHD_LogCallback = { cls, format, arguments in
+    guard let cls, let format, let arguments else { return }
+    let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
+    guard let log = core.messageLog else { return }
+    var buffer = [CChar](repeating: 0, count: 512)
+    _ = vsnprintf(&buffer, buffer.count, format, arguments)
+    let text = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    log(text.trimmingTrailingNewlines())
+}
+
+extension String {
+    fileprivate func trimmingTrailingNewlines() -> String {
+        var text = self
+        while text.last == "\n" || text.last == "\r" { text.removeLast() }
+        return text
     }
 }

@@ -1,5 +1,6 @@
 import CMicroHTTPD
 import Glibc
+import Synchronization
 
 /// A libmicrohttpd connection, as far as code off the event-loop thread may touch it.
 ///
@@ -21,13 +22,25 @@ struct ConnectionHandle: @unchecked Sendable {
 }
 
 /// The eventfd the event loop waits on besides MHD's own descriptors (see `shim.h`).
+///
+/// Wake-ups are coalesced: between two runs of the loop only the first one writes the eventfd
+/// (a publish to ten thousand streams would otherwise make ten thousand system calls).
 final class LoopWaker: Sendable {
     /// -1 if the process is out of descriptors; the event loop then refuses to start.
     let descriptor: Int32
+    private let signalled = Atomic<Bool>(false)
 
     init() { descriptor = cmhd_wake_fd_create() }
 
-    func wake() { cmhd_wake_fd_signal(descriptor) }
+    func wake() {
+        if !signalled.exchange(true, ordering: .acquiringAndReleasing) {
+            cmhd_wake_fd_signal(descriptor)
+        }
+    }
+
+    /// Called by the loop after it woke and before it runs MHD: any resume after this point
+    /// signals again, and every resume before it is seen by the coming run.
+    func rearm() { signalled.store(false, ordering: .releasing) }
 
     deinit { if descriptor >= 0 { close(descriptor) } }
 }

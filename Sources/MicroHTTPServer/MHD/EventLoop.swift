@@ -50,7 +50,7 @@ final class EventLoop: @unchecked Sendable {
         let daemon = options.withUnsafeBufferPointer { items in
             address.withSockaddr { sockaddr in
                 cmhd_start_daemon(flags, UInt16(clamping: configuration.port), accessHandler, cls,
-                                  requestCompleted, connectionNotified, sockaddr, items.baseAddress)
+                                  requestCompleted, connectionNotified, messageLogged, sockaddr, items.baseAddress)
             }
         }
         guard let daemon else {
@@ -84,7 +84,10 @@ final class EventLoop: @unchecked Sendable {
             }
             // Bounded wait (maxEventLoopWait, 50 ms by default): a safety net, since resumes,
             // quiesce and stop all signal the waker; costs nothing measurable while idle.
-            cmhd_loop_step(daemon, loopDescriptor, waker.descriptor, maxWaitMilliseconds)
+            cmhd_loop_wait(daemon, loopDescriptor, waker.descriptor, maxWaitMilliseconds)
+            // Resumes from now on must signal again; those before are handled by this run.
+            waker.rearm()
+            _ = MHD_run(daemon)
         }
         exited.signal()
     }

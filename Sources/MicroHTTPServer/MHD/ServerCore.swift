@@ -21,6 +21,8 @@ final class ServerCore: Sendable {
     let configuration: ServerConfiguration
     let handler: any HTTPHandler
     let waker: LoopWaker
+    /// Where libmicrohttpd's own messages go; `nil` drops them.
+    let messageLog: (@Sendable (String) -> Void)?
     let jobs: AsyncStream<DeferredJob>
     let jobSink: AsyncStream<DeferredJob>.Continuation
     let registry = Mutex(Registry())
@@ -31,10 +33,12 @@ final class ServerCore: Sendable {
     let draining = Atomic<Bool>(false)
     private let nextID = Atomic<Int>(0)
 
-    init(configuration: ServerConfiguration, handler: any HTTPHandler, waker: LoopWaker) {
+    init(configuration: ServerConfiguration, handler: any HTTPHandler, waker: LoopWaker,
+         messageLog: (@Sendable (String) -> Void)?) {
         self.configuration = configuration
         self.handler = handler
         self.waker = waker
+        self.messageLog = messageLog
         (jobs, jobSink) = AsyncStream.makeStream(of: DeferredJob.self, bufferingPolicy: .unbounded)
     }
 

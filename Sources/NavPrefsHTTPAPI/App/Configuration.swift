@@ -13,9 +13,17 @@ public struct Configuration: Sendable, Equatable {
     public var maxConnections = 16_384
     public var maxConnectionsPerIP = 1_024
     public var idleTimeoutSeconds = 60
+    public var connectionMemoryBytes = 32 << 10
     public var shutdownGraceSeconds = 8
     public var logLevel = Logger.Level.info
     public var logFormat = Logger.Format.json
+    public var corsOrigins = CORSPolicy.none
+    public var sseHeartbeatSeconds = 15
+    public var sseRetryMilliseconds = 2_000
+    public var sseMaxSubscribers = 10_000
+    public var sseMaxSubscribersPerIP = 256
+    public var eventRetentionCount = 1_000
+    public var eventRetentionSeconds = 7 * 86_400
 
     public init() {}
 
@@ -148,9 +156,28 @@ struct Setting: Sendable {
                 { $0.maxConnectionsPerIP }, { $0.maxConnectionsPerIP = $1 }),
         integer("idle-timeout", "IDLE_TIMEOUT_SECONDS", "seconds before an idle connection is closed (0: never)", 0...86_400,
                 { $0.idleTimeoutSeconds }, { $0.idleTimeoutSeconds = $1 }),
+        integer("connection-memory-bytes", "CONNECTION_MEMORY_BYTES",
+                "memory per connection for request headers and send buffers (431 for larger headers); it is most of what an idle event stream costs",
+                4_096...(1 << 20), { $0.connectionMemoryBytes }, { $0.connectionMemoryBytes = $1 }),
         integer("shutdown-grace", "SHUTDOWN_GRACE_SECONDS",
                 "seconds requests in flight get to finish after SIGTERM (keep below the orchestrator's, Docker: 10)",
                 0...3_600, { $0.shutdownGraceSeconds }, { $0.shutdownGraceSeconds = $1 }),
+        Setting(flag: "cors-origins", environment: "CORS_ORIGINS", placeholder: "LIST",
+                help: "web origins allowed to call the API from a browser, comma-separated, or * for any",
+                apply: { value, configuration, _ throws(ConfigurationError) in configuration.corsOrigins = CORSPolicy(parsing: value) },
+                current: { $0.corsOrigins.origins.sorted().joined(separator: ",") }),
+        integer("sse-heartbeat", "SSE_HEARTBEAT_SECONDS", "seconds between heartbeat comments on event streams", 1...3_600,
+                { $0.sseHeartbeatSeconds }, { $0.sseHeartbeatSeconds = $1 }),
+        integer("sse-retry", "SSE_RETRY_MILLISECONDS", "reconnection delay suggested to event stream clients", 0...3_600_000,
+                { $0.sseRetryMilliseconds }, { $0.sseRetryMilliseconds = $1 }),
+        integer("sse-max-subscribers", "SSE_MAX_SUBSCRIBERS", "event streams open at once (503 beyond)", 1...1_000_000,
+                { $0.sseMaxSubscribers }, { $0.sseMaxSubscribers = $1 }),
+        integer("sse-max-subscribers-per-ip", "SSE_MAX_SUBSCRIBERS_PER_IP", "event streams per client address (429 beyond)",
+                1...1_000_000, { $0.sseMaxSubscribersPerIP }, { $0.sseMaxSubscribersPerIP = $1 }),
+        integer("event-retention-count", "EVENT_RETENTION_COUNT", "events kept per profile for replay", 1...10_000_000,
+                { $0.eventRetentionCount }, { $0.eventRetentionCount = $1 }),
+        integer("event-retention-age", "EVENT_RETENTION_SECONDS", "seconds events are kept for replay", 1...31_536_000,
+                { $0.eventRetentionSeconds }, { $0.eventRetentionSeconds = $1 }),
         choice("log-level", "LOG_LEVEL", "least severe log lines written", Logger.Level.allCases.map(\.name),
                { Logger.Level(name: $0) }, { $0.logLevel.name }, { $0.logLevel = $1 }),
         choice("log-format", "LOG_FORMAT", "json (one object per line) or text", Logger.Format.allCases.map(\.rawValue),

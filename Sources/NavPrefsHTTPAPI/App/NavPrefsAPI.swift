@@ -7,18 +7,49 @@ import Synchronization
 /// NavPrefs' HTTP API: routes requests, answers errors as problem+json, adds the headers every
 /// response carries, and logs one line per request.
 public final class NavPrefsAPI: HTTPHandler {
+    /// What the API is configured with beyond its store.
+    public struct Options: Sendable {
+        public var cors: CORSPolicy
+        public var sseHeartbeat: Duration
+        public var sseRetry: Duration
+        public var maxSubscribers: Int
+        public var maxSubscribersPerAddress: Int
+
+        public init(cors: CORSPolicy = .none, sseHeartbeat: Duration = .seconds(15), sseRetry: Duration = .seconds(2),
+                    maxSubscribers: Int = 10_000, maxSubscribersPerAddress: Int = 256) {
+            self.cors = cors
+            self.sseHeartbeat = sseHeartbeat
+            self.sseRetry = sseRetry
+            self.maxSubscribers = maxSubscribers
+            self.maxSubscribersPerAddress = maxSubscribersPerAddress
+        }
+    }
+
     let router: Router
     let logger: Logger
+    let cors: CORSPolicy
+    let hub: EventHub
 
-    public init(store: any Store, logger: Logger) {
+    public init(store: any Store, logger: Logger, options: Options = Options()) {
         self.logger = logger
+        cors = options.cors
+        hub = EventHub(feed: store.feed, limits: .init(
+            maxSubscribers: options.maxSubscribers, maxSubscribersPerAddress: options.maxSubscribersPerAddress,
+            heartbeat: options.sseHeartbeat, retry: options.sseRetry))
         let limits = PreferenceLimits()
         router = Router(HealthRoutes().routes
             + CounterRoutes(store: store).routes
             + PreferenceRoutes(store: store, limits: limits).routes
             + DefaultsRoutes(store: store, limits: limits).routes
-            + FontRoutes(store: store).routes)
+            + FontRoutes(store: store).routes
+            + EventRoutes(store: store, hub: hub).routes)
     }
+
+    /// Event streams open right now.
+    public var subscriberCount: Int { hub.subscriberCount }
+
+    /// Ends every event stream with a `shutdown` event and refuses new ones (before the server stops).
+    public func closeEventStreams() { hub.shutdown() }
 
     /// Every route template with its methods, for the OpenAPI contract test.
     public var routeTable: [(template: String, methods: [String])] { router.table }
@@ -29,6 +60,15 @@ public final class NavPrefsAPI: HTTPHandler {
         case .notFound:
             let error = APIError(.notFound, "No resource at this path; see /openapi.yaml for the API.")
             return .immediate(finish(error.response(instance: request.path), request, route: "-", requestID))
+        case .methodNotAllowed(let template, let allowed)
+            where request.method == "OPTIONS" && request.headers.contains("Access-Control-Request-Method"):
+            // A CORS preflight: answered for allowed origins, else like any other OPTIONS.
+            if let origin = request.headers["Origin"], cors.allows(origin) {
+                return .immediate(finish(cors.preflight(origin: origin, methods: allowed), request, route: template, requestID))
+            }
+            let error = APIError(.methodNotAllowed, "OPTIONS is not allowed here; use \(allowed.joined(separator: ", ")).",
+                                 headers: [("Allow", allowed.joined(separator: ", "))])
+            return .immediate(finish(error.response(instance: request.path), request, route: template, requestID))
         case .methodNotAllowed(let template, let allowed):
             let error = APIError(.methodNotAllowed, "\(request.method.prefix(20)) is not allowed here; use \(allowed.joined(separator: ", ")).",
                                  headers: [("Allow", allowed.joined(separator: ", "))])
@@ -81,6 +121,7 @@ public final class NavPrefsAPI: HTTPHandler {
         var response = response
         response.headers.add("X-Content-Type-Options", "nosniff")
         response.headers.add("X-Request-ID", requestID)
+        if !cors.origins.isEmpty, let origin = request.headers["Origin"] { cors.decorate(&response, origin: origin) }
         if logger.isEnabled(.info) {
             let elapsed = (ContinuousClock.now - request.receivedAt).components
             let microseconds = elapsed.seconds * 1_000_000 + elapsed.attoseconds / 1_000_000_000_000

@@ -9,6 +9,7 @@ public final class NavPrefsApp: Sendable {
     public let logger: Logger
     public let store: any Store
     public let server: HTTPServer
+    public let api: NavPrefsAPI
 
     /// Opens the store (creating and migrating the database if needed); does not listen yet.
     public init(_ configuration: Configuration, logger: Logger) throws(StoreError) {
@@ -16,9 +17,17 @@ public final class NavPrefsApp: Sendable {
         self.logger = logger
         switch configuration.database {
         case .sqlite(let path):
-            store = try SQLiteStore(.init(path: path, durability: configuration.sqliteSynchronous))
+            store = try SQLiteStore(.init(
+                path: path, durability: configuration.sqliteSynchronous,
+                eventRetentionCount: configuration.eventRetentionCount,
+                eventRetentionAge: .seconds(configuration.eventRetentionSeconds)))
         }
-        let api = NavPrefsAPI(store: store, logger: logger)
+        api = NavPrefsAPI(store: store, logger: logger, options: .init(
+            cors: configuration.corsOrigins,
+            sseHeartbeat: .seconds(configuration.sseHeartbeatSeconds),
+            sseRetry: .milliseconds(configuration.sseRetryMilliseconds),
+            maxSubscribers: configuration.sseMaxSubscribers,
+            maxSubscribersPerAddress: configuration.sseMaxSubscribersPerIP))
         server = HTTPServer(
             configuration: ServerConfiguration(
                 host: configuration.host,
@@ -26,8 +35,15 @@ public final class NavPrefsApp: Sendable {
                 maxBodyBytes: configuration.maxBodyBytes,
                 maxConnections: configuration.maxConnections,
                 maxConnectionsPerIP: configuration.maxConnectionsPerIP,
-                idleTimeoutSeconds: configuration.idleTimeoutSeconds),
-            handler: api)
+                idleTimeoutSeconds: configuration.idleTimeoutSeconds,
+                connectionMemoryBytes: configuration.connectionMemoryBytes),
+            handler: api,
+            messageLog: { message in
+                // A client leaving mid-answer is routine for event streams; the rest is worth a look.
+                let routine = message.contains("no longer available") || message.contains("reset by peer")
+                    || message.contains("Broken pipe") || message.contains("closed by remote")
+                logger.log(routine ? .debug : .warning, "libmicrohttpd", [("message", .string(message))])
+            })
     }
 
     /// Starts listening; ``port`` is the bound port afterwards.
@@ -45,6 +61,9 @@ public final class NavPrefsApp: Sendable {
     /// Stops gracefully: requests in flight get the configured grace period, then the store is
     /// closed once every write has committed.
     public func shutdown() async {
+        // Streams first: each gets a final event and its chunked end, so clients reconnect
+        // (with their last event id) to whichever instance comes next.
+        api.closeEventStreams()
         await server.shutdown(gracePeriod: .seconds(configuration.shutdownGraceSeconds))
         await store.close()
         logger.flush()

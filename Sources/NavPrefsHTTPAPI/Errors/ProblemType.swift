@@ -18,6 +18,8 @@ public enum ProblemType: String, Sendable, CaseIterable {
     case valueTooLarge = "value-too-large"
     case tooManyPreferences = "too-many-preferences"
     case invalidQuery = "invalid-query"
+    case tooManySubscribers = "too-many-subscribers"
+    case tooManyStreamsFromClient = "too-many-streams-from-client"
     case storageUnavailable = "storage-unavailable"
     case shuttingDown = "shutting-down"
     case internalError = "internal-error"
@@ -36,7 +38,8 @@ public enum ProblemType: String, Sendable, CaseIterable {
         case .payloadTooLarge: 413
         case .preconditionFailed: 412
         case .counterOutOfRange: 409
-        case .storageUnavailable, .shuttingDown: 503
+        case .storageUnavailable, .shuttingDown, .tooManySubscribers: 503
+        case .tooManyStreamsFromClient: 429
         case .internalError: 500
         }
     }
@@ -60,6 +63,8 @@ public enum ProblemType: String, Sendable, CaseIterable {
         case .valueTooLarge: "Value too large"
         case .tooManyPreferences: "Too many stored preferences"
         case .invalidQuery: "Invalid query parameter"
+        case .tooManySubscribers: "Too many event streams on this server"
+        case .tooManyStreamsFromClient: "Too many event streams from this client"
         case .storageUnavailable: "Storage unavailable"
         case .shuttingDown: "Server shutting down"
         case .internalError: "Internal server error"

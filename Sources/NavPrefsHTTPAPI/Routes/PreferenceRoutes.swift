@@ -134,6 +134,21 @@ struct PreferenceLimits: Sendable {
             throw APIError(.valueTooLarge, "The value of '\(key)' takes \(size) bytes as JSON; the limit is \(maxValueBytes).",
                            extensions: ["limit": .integer(Int64(maxValueBytes))])
         }
+        // Integers beyond Int64 never parse; numbers are held to the same range, so that every
+        // number a client may store is one the typed reads can answer exactly.
+        guard Self.numbersWithinInt64(value) else {
+            throw APIError(.invalidValue, "Numbers in the value of '\(key)' must lie within the 64-bit integer range.",
+                           extensions: ["key": .string(key.rawValue)])
+        }
+    }
+
+    private static func numbersWithinInt64(_ value: JSONValue) -> Bool {
+        switch value {
+        case .number(let number): number >= -0x1p63 && number < 0x1p63
+        case .array(let items): items.allSatisfy(numbersWithinInt64)
+        case .object(let object): object.allSatisfy { numbersWithinInt64($0.value) }
+        case .null, .bool, .integer, .string: true
+        }
     }
 }
 

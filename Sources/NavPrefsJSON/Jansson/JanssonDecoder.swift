@@ -6,7 +6,8 @@ import CJansson
 enum JanssonDecoder {
     /// `JSON_REJECT_DUPLICATES`: the first of two keys silently winning is how mass-assignment
     /// bugs hide. `JSON_DECODE_ANY`: a top-level scalar is valid JSON; callers check the shape.
-    private static let flags = 0x1 | 0x4
+    /// `JSON_ALLOW_NUL`: "\u0000" is valid JSON in any string, so it is kept, not refused.
+    private static let flags = 0x1 | 0x4 | 0x10
 
     static func decode(_ bytes: [UInt8]) throws(JSONParseError) -> JSONValue {
         var error = json_error_t()
@@ -35,7 +36,9 @@ enum JanssonDecoder {
             var iterator = json_object_iter(node)
             while let current = iterator {
                 if let key = json_object_iter_key(current), let value = json_object_iter_value(current) {
-                    members.append((String(cString: key), convert(value)))
+                    // Keys may hold "\u0000" like any string: read them by length, not to the NUL.
+                    let raw = UnsafeRawBufferPointer(start: key, count: json_object_iter_key_len(current))
+                    members.append((String(decoding: raw, as: UTF8.self), convert(value)))
                 }
                 iterator = json_object_iter_next(node, current)
             }

@@ -30,6 +30,20 @@ final class JobQueue<Job>: @unchecked Sendable {
         return taken
     }
 
+    /// Like ``take(upTo:)``, but returns an empty slice if no job arrives before `deadline`.
+    func take(upTo limit: Int, until deadline: Date) -> ArraySlice<Job>? {
+        condition.lock()
+        defer { condition.unlock() }
+        while jobs.isEmpty && !closed {
+            if !condition.wait(until: deadline) { return [] }
+        }
+        guard !jobs.isEmpty else { return nil }
+        let count = min(limit, jobs.count)
+        let taken = jobs[..<count]
+        jobs.removeFirst(count)
+        return taken
+    }
+
     /// Refuses new jobs; workers finish what is queued, then `take` returns `nil`.
     func close() {
         condition.lock()

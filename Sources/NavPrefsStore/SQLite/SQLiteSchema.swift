@@ -73,6 +73,9 @@ enum SQLiteSchema {
                 WHERE s.profile = profiles.name AND s.key = 'numIndex'), 0);
             DROP TABLE counters;
             """),
+        (3, "event retention by age", """
+            CREATE INDEX events_by_time ON events (created_at);
+            """),
     ]
 
     static var latestVersion: Int { migrations.last?.version ?? 0 }

@@ -78,8 +78,8 @@ extension SQLiteStore {
             guard let state = updated else {
                 throw try Self.explainCounterRefusal(operation, profile: profile, precondition: precondition, in: connection)
             }
-            try Self.log(.counter(operation, state), id: eventID, for: profile, in: connection)
-            return Committed(value: CounterChange(operation: operation, state: state, eventID: eventID)) { context in
+            let logged = try Self.log(.counter(operation, state), id: eventID, for: profile, in: connection)
+            return Committed(value: CounterChange(operation: operation, state: state, eventID: eventID), events: [logged]) { context in
                 context.knownProfiles.insert(profile.rawValue)
                 cache.committed(state)
             }

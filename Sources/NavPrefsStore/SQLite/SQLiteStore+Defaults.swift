@@ -45,8 +45,8 @@ extension SQLiteStore {
             }
             try connection.run("UPDATE profiles SET defaults_version = ?2 WHERE name = ?1", .text(profile.rawValue), .integer(eventID))
             let state = DefaultsState(profile: profile, values: values, version: Version(eventID))
-            try Self.log(.defaults(profile, values, version: state.version), id: eventID, for: profile, in: connection)
-            return Committed(value: DefaultsChange(state: state, eventID: eventID)) { context in
+            let logged = try Self.log(.defaults(profile, values, version: state.version), id: eventID, for: profile, in: connection)
+            return Committed(value: DefaultsChange(state: state, eventID: eventID), events: [logged]) { context in
                 context.knownProfiles.insert(profile.rawValue)
                 // The counter may read its default now (or no longer): read it afresh next time.
                 cache.invalidate(profile)

@@ -34,9 +34,9 @@ extension SQLiteStore {
             }
             let state = FontState(profile: profile, settings: settings, version: Version(eventID))
             // Exactly one refresh per accepted change (F-6), whatever the values were before.
-            try Self.log(.refresh(state, changedKeys: [WellKnownKey.sliderValue, WellKnownKey.fontSize]),
-                         id: eventID, for: profile, in: connection)
-            return Committed(value: FontChange(state: state, eventID: eventID)) { context in
+            let logged = try Self.log(.refresh(state, changedKeys: [WellKnownKey.sliderValue, WellKnownKey.fontSize]),
+                                      id: eventID, for: profile, in: connection)
+            return Committed(value: FontChange(state: state, eventID: eventID), events: [logged]) { context in
                 context.knownProfiles.insert(profile.rawValue)
             }
         }

@@ -62,8 +62,9 @@ extension SQLiteStore {
             let after = PreferenceSlot(key: key, stored: .init(value: stored, version: Version(eventID)),
                                        registered: before.registered, defaultsVersion: before.defaultsVersion)
             let event = try Self.event(forChangeOf: after, removed: false, profile: profile, in: connection)
-            try Self.log(event, id: eventID, for: profile, in: connection)
-            return Committed(value: PreferenceChange(slot: after, eventID: eventID, created: before.source == .absent)) { context in
+            let logged = try Self.log(event, id: eventID, for: profile, in: connection)
+            return Committed(value: PreferenceChange(slot: after, eventID: eventID, created: before.source == .absent),
+                             events: [logged]) { context in
                 context.knownProfiles.insert(profile.rawValue)
                 if key == WellKnownKey.counter { cache.committed(CounterState(profile: profile, slot: after)) }
             }
@@ -96,8 +97,8 @@ extension SQLiteStore {
             let after = PreferenceSlot(key: key, stored: nil, removedAt: Version(eventID), registered: before.registered,
                                        defaultsVersion: before.defaultsVersion)
             let event = try Self.event(forChangeOf: after, removed: true, profile: profile, in: connection, version: Version(eventID))
-            try Self.log(event, id: eventID, for: profile, in: connection)
-            return Committed(value: PreferenceChange(slot: after, eventID: eventID)) { _ in
+            let logged = try Self.log(event, id: eventID, for: profile, in: connection)
+            return Committed(value: PreferenceChange(slot: after, eventID: eventID), events: [logged]) { _ in
                 if key == WellKnownKey.counter { cache.committed(CounterState(profile: profile, slot: after)) }
             }
         }

@@ -21,11 +21,15 @@ extension SQLiteStore {
             .text(profile.rawValue)) { $0.int64(0) }
     }
 
-    /// Appends `event` to the profile's log under `id` (from ``nextEventID(of:in:)``).
-    static func log(_ event: ChangeEvent, id: Int64, for profile: ProfileName, in connection: SQLiteConnection) throws {
+    /// Appends `event` to the profile's log under `id` (from ``nextEventID(of:in:)``); returns
+    /// the entry, for the feed once the transaction commits.
+    @discardableResult
+    static func log(_ event: ChangeEvent, id: Int64, for profile: ProfileName, in connection: SQLiteConnection) throws -> LoggedEvent {
+        let logged = LoggedEvent(id: id, profile: profile, type: event.type, data: event.data, timestamp: now())
         try connection.run(
             "INSERT INTO events (profile, id, type, data, created_at) VALUES (?1, ?2, ?3, ?4, ?5)",
-            .text(profile.rawValue), .integer(id), .text(event.type.rawValue), .text(event.data), .integer(now()))
+            .text(profile.rawValue), .integer(id), .text(logged.type.rawValue), .text(logged.data), .integer(logged.timestamp))
+        return logged
     }
 
     /// `key` of `profile` in both layers; `nil` if the profile does not exist.

@@ -17,19 +17,33 @@ public final class SQLiteStore: Store {
         public var maxBatch: Int
         /// Keys one profile may store.
         public var maxPreferencesPerProfile: Int
+        /// What the event log keeps: per profile at most this many of the newest events, and none
+        /// older than ``eventRetentionAge``. Subscribers further behind get a `reset` event.
+        public var eventRetentionCount: Int
+        public var eventRetentionAge: Duration
+        /// How often the log is pruned.
+        public var pruneInterval: Duration
+
+        var retention: EventRetention { EventRetention(count: eventRetentionCount, age: eventRetentionAge) }
 
         public init(path: String, durability: Durability = .full, readerCount: Int = 2,
-                    cacheCapacity: Int = 100_000, maxBatch: Int = 256, maxPreferencesPerProfile: Int = 1_000) {
+                    cacheCapacity: Int = 100_000, maxBatch: Int = 256, maxPreferencesPerProfile: Int = 1_000,
+                    eventRetentionCount: Int = 10_000, eventRetentionAge: Duration = .seconds(7 * 86_400),
+                    pruneInterval: Duration = .seconds(60)) {
             self.path = path
             self.durability = durability
             self.readerCount = readerCount
             self.cacheCapacity = cacheCapacity
             self.maxBatch = maxBatch
             self.maxPreferencesPerProfile = maxPreferencesPerProfile
+            self.eventRetentionCount = eventRetentionCount
+            self.eventRetentionAge = eventRetentionAge
+            self.pruneInterval = pruneInterval
         }
     }
 
     public let options: Options
+    public let feed = EventFeed()
     let writer: SQLiteWriter
     let readers: SQLiteReaders
     let counters: CounterCache
@@ -56,7 +70,10 @@ public final class SQLiteStore: Store {
                     """)
                 try SQLiteSchema.migrate(connection)
                 return WriteContext(connection: connection)
-            }, maxBatch: options.maxBatch)
+            }, maxBatch: options.maxBatch, feed: feed, maintenanceInterval: options.pruneInterval) { [retention = options.retention] context in
+                // Storage errors here are retried at the next interval; writes report their own.
+                _ = try? Self.pruneInTransaction(context, retention)
+            }
         } catch {
             lock.release()
             throw error.storeError
@@ -84,6 +101,18 @@ public final class SQLiteStore: Store {
         writer.close()
         readers.close()
         fileLock.release()
+    }
+
+    public func eventLogBounds(of profile: ProfileName) async throws(StoreError) -> EventLogBounds {
+        try await readers.read { connection in
+            try connection.transaction {
+                let latest = try connection.queryFirst(
+                    "SELECT last_event_id FROM profiles WHERE name = ?1", .text(profile.rawValue)) { $0.int64(0) } ?? 0
+                let earliest = try connection.queryFirst(
+                    "SELECT min(id) FROM events WHERE profile = ?1", .text(profile.rawValue)) { $0.isNull(0) ? nil : $0.int64(0) }
+                return EventLogBounds(earliest: (earliest ?? nil) ?? latest + 1, latest: latest)
+            }
+        }
     }
 
     public func events(of profile: ProfileName, after id: Int64, limit: Int) async throws(StoreError) -> [LoggedEvent] {

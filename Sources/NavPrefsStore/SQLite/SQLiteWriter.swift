@@ -1,20 +1,30 @@
 import CSQLite
 import Foundation
+import NavPrefsCore
 
 /// The writer thread's view of the database: its connection, and what it knows for certain
 /// because it is the only writer (profiles that exist).
 final class WriteContext {
     let connection: SQLiteConnection
     var knownProfiles: Set<String> = []
+    /// Profiles that logged events since the last pruning, whose log may exceed its length limit.
+    var profilesWithNewEvents: Set<ProfileName> = []
 
     init(connection: SQLiteConnection) { self.connection = connection }
 }
 
-/// What a write job hands back from inside the transaction: its result, and what to do once
-/// the transaction is committed (update caches, publish events), in commit order.
+/// What a write job hands back from inside the transaction: its result, the events it logged,
+/// and what to do once the transaction is committed (update caches), in commit order.
 struct Committed<Value> {
     let value: Value
+    let events: [LoggedEvent]
     let afterCommit: (WriteContext) -> Void
+
+    init(value: Value, events: [LoggedEvent] = [], afterCommit: @escaping (WriteContext) -> Void = { _ in }) {
+        self.value = value
+        self.events = events
+        self.afterCommit = afterCommit
+    }
 }
 
 /// The single writer: one thread, one connection, and group commit. Jobs queued while a
@@ -25,11 +35,20 @@ final class SQLiteWriter: Sendable {
     private let queue = JobQueue<any WriteJob>()
     private let stopped = DispatchSemaphore(value: 0)
 
-    init(open: @escaping @Sendable () throws -> WriteContext, maxBatch: Int) throws {
+    /// - Parameter maintenance: run on the writer thread between batches, about every
+    ///   `maintenanceInterval` (pruning the event log), in its own transaction.
+    init(open: @escaping @Sendable () throws -> WriteContext, maxBatch: Int, feed: EventFeed,
+         maintenanceInterval: Duration, maintenance: @escaping @Sendable (WriteContext) -> Void) throws {
         let queue = self.queue
+        let interval = Double(maintenanceInterval.components.seconds) + Double(maintenanceInterval.components.attoseconds) / 1e18
         try startWorkerThread(name: "sqlite-writer", exited: stopped, setup: open) { context in
-            while let batch = queue.take(upTo: maxBatch) {
-                Self.commit(batch, in: context)
+            var nextMaintenance = Date(timeIntervalSinceNow: interval)
+            while let batch = queue.take(upTo: maxBatch, until: nextMaintenance) {
+                if !batch.isEmpty { Self.commit(batch, in: context, feed: feed) }
+                if Date() >= nextMaintenance {
+                    maintenance(context)
+                    nextMaintenance = Date(timeIntervalSinceNow: interval)
+                }
             }
         }
     }
@@ -52,7 +71,7 @@ final class SQLiteWriter: Sendable {
         stopped.wait()
     }
 
-    private static func commit(_ batch: ArraySlice<any WriteJob>, in context: WriteContext) {
+    private static func commit(_ batch: ArraySlice<any WriteJob>, in context: WriteContext, feed: EventFeed) {
         let connection = context.connection
         do {
             try connection.run("BEGIN IMMEDIATE")
@@ -90,6 +109,10 @@ final class SQLiteWriter: Sendable {
             for job in batch { job.abandon(error.storeError) }
             return
         }
+        // Committed: announce the batch's events (in commit order) before anyone is answered.
+        let events = batch.flatMap(\.committedEvents)
+        for event in events { context.profilesWithNewEvents.insert(event.profile) }
+        feed.publish(events)
         for job in batch { job.finish(context) }
     }
 }
@@ -100,6 +123,8 @@ protocol WriteJob: Sendable {
     /// back). Throws only for storage failures.
     func perform(_ context: WriteContext) throws -> Bool
     var wasRefused: Bool { get }
+    /// The events the job logged, if it was not refused.
+    var committedEvents: [LoggedEvent] { get }
     /// After the commit: runs the after-commit effects and answers the caller.
     func finish(_ context: WriteContext)
     /// The transaction failed: answers the caller with `error`.
@@ -131,6 +156,10 @@ private final class PendingWrite<Value: Sendable>: WriteJob, @unchecked Sendable
 
     var wasRefused: Bool {
         if case .failure = outcome { true } else { false }
+    }
+
+    var committedEvents: [LoggedEvent] {
+        if case .success(let committed)? = outcome { committed.events } else { [] }
     }
 
     func finish(_ context: WriteContext) {

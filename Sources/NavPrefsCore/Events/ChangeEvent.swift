@@ -7,8 +7,10 @@ public enum EventType: String, Sendable, CaseIterable {
     case counter
     case preference
     case navigation
-    /// Not logged: sent to a subscriber whose position the log no longer covers.
+    /// Not logged: sent to a subscriber whose position the log no longer covers (E-3).
     case reset
+    /// Not logged: the last event of every stream when the server shuts down; reconnect.
+    case shutdown
 }
 
 /// A change as it is written to the event log, in the same transaction as the change itself.

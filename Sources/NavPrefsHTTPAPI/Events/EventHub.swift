@@ -1,0 +1,129 @@
+import Dispatch
+import Foundation
+import MicroHTTPServer
+import NavPrefsCore
+import NavPrefsJSON
+import NavPrefsStore
+import Synchronization
+
+/// NotificationCenter over the network: the subscribers of every profile, fed by the store's
+/// event feed (in commit order, before writes are acknowledged: N-1), kept alive by heartbeats.
+final class EventHub: Sendable {
+    struct Limits: Sendable {
+        var maxSubscribers: Int
+        var maxSubscribersPerAddress: Int
+        var heartbeat: Duration
+        var retry: Duration
+        /// A replay larger than this is replaced by a `reset` (the client is too far behind).
+        var maxReplayBytes: Int = 512 << 10
+    }
+
+    private struct Registry: ~Copyable {
+        var byProfile: [ProfileName: [Int: Subscriber]] = [:]
+        var perAddress: [String: Int] = [:]
+        var count = 0
+        var nextID = 0
+        var closed = false
+    }
+
+    let limits: Limits
+    private let registry = Mutex(Registry())
+    /// Signalled to stop the heartbeat thread, which otherwise waits on it for one interval.
+    private let stopHeartbeats = DispatchSemaphore(value: 0)
+
+    init(feed: EventFeed, limits: Limits) {
+        self.limits = limits
+        feed.observe { [weak self] events in self?.deliver(events) }
+        let interval = limits.heartbeat.dispatchInterval
+        let stop = stopHeartbeats
+        let thread = Thread { [weak self] in
+            while stop.wait(timeout: .now() + interval) == .timedOut {
+                guard let hub = self else { return }
+                hub.sendHeartbeats()
+            }
+        }
+        thread.name = "sse-heartbeat"
+        thread.start()
+    }
+
+    deinit { stopHeartbeats.signal() }
+
+    var subscriberCount: Int { registry.withLock { $0.count } }
+
+    /// Registers a subscriber, which buffers live events until ``Subscriber/attach(_:opening:lastID:)``.
+    /// - Throws: 503 when the server holds its maximum of streams, 429 when the address does.
+    func register(profile: ProfileName, address: String, filter: EventFilter) throws(APIError) -> Subscriber {
+        let outcome: Result<Subscriber, APIError> = registry.withLock { registry in
+            if registry.closed {
+                return .failure(APIError(.shuttingDown, "The server is shutting down; reconnect to another instance.",
+                                         headers: [("Retry-After", "1")]))
+            }
+            guard registry.count < limits.maxSubscribers else {
+                return .failure(APIError(.tooManySubscribers, "The server holds its maximum of \(limits.maxSubscribers) event streams.",
+                                         headers: [("Retry-After", "5")]))
+            }
+            guard registry.perAddress[address, default: 0] < limits.maxSubscribersPerAddress else {
+                return .failure(APIError(.tooManyStreamsFromClient,
+                                         "\(address) already holds \(limits.maxSubscribersPerAddress) event streams; close one first.",
+                                         headers: [("Retry-After", "5")]))
+            }
+            registry.nextID += 1
+            let subscriber = Subscriber(id: registry.nextID, profile: profile, address: address, filter: filter)
+            registry.byProfile[profile, default: [:]][subscriber.id] = subscriber
+            registry.perAddress[address, default: 0] += 1
+            registry.count += 1
+            return .success(subscriber)
+        }
+        return try outcome.get()
+    }
+
+    func remove(_ subscriber: Subscriber) {
+        registry.withLock { registry in
+            guard registry.byProfile[subscriber.profile]?.removeValue(forKey: subscriber.id) != nil else { return }
+            if registry.byProfile[subscriber.profile]?.isEmpty == true { registry.byProfile[subscriber.profile] = nil }
+            registry.perAddress[subscriber.address, default: 1] -= 1
+            if registry.perAddress[subscriber.address] == 0 { registry.perAddress[subscriber.address] = nil }
+            registry.count -= 1
+        }
+    }
+
+    /// The feed's observer: hands each profile's events to its subscribers (on the writer's thread,
+    /// so writes return only after every subscriber has them queued).
+    private func deliver(_ events: [LoggedEvent]) {
+        var byProfile: [ProfileName: [(event: LoggedEvent, frame: [UInt8])]] = [:]
+        for event in events { byProfile[event.profile, default: []].append((event, SSEFrame.event(event))) }
+        for (profile, framed) in byProfile {
+            let subscribers = registry.withLock { $0.byProfile[profile].map { Array($0.values) } ?? [] }
+            for subscriber in subscribers { subscriber.deliver(framed) }
+        }
+    }
+
+    /// A comment line to every stream: keeps proxies from closing idle streams, and is how a
+    /// client that vanished is noticed (a suspended connection sees nothing until a write fails).
+    private func sendHeartbeats() {
+        let frame = SSEFrame.comment("heartbeat")
+        let all = registry.withLock { $0.byProfile.values.flatMap { $0.values } }
+        for subscriber in all where !subscriber.heartbeat(frame) {
+            remove(subscriber)
+        }
+    }
+
+    /// Ends every stream with a `shutdown` event, so clients reconnect (with their last event id)
+    /// to whichever instance comes next; refuses new subscribers from now on.
+    func shutdown() {
+        stopHeartbeats.signal()
+        let all = registry.withLock { registry in
+            registry.closed = true
+            return registry.byProfile.values.flatMap { $0.values }
+        }
+        var data = JSONObjectBuilder()
+        data.add("reason", "the server is shutting down; reconnect with your last event id")
+        let frame = SSEFrame.retry(milliseconds: Int(limits.retry.milliseconds)) + SSEFrame.control(.shutdown, data: data.json)
+        for subscriber in all { subscriber.close(after: frame) }
+    }
+}
+
+extension Duration {
+    var milliseconds: Int64 { components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000 }
+    var dispatchInterval: DispatchTimeInterval { .milliseconds(Int(clamping: max(1, milliseconds))) }
+}

@@ -1,0 +1,107 @@
+import MicroHTTPServer
+import NavPrefsCore
+import NavPrefsJSON
+import NavPrefsStore
+
+/// `GET /v1/profiles/{profile}/events`: the profile's changes as Server-Sent Events (E-1..E-8).
+///
+/// With `Last-Event-ID` (or `?last_event_id=`; the header wins) the stream replays every logged
+/// event after that id, then goes live, with no gap and no duplicate; an id the log can no
+/// longer continue gets an explicit `reset` event. Without one it starts from now, after an
+/// `id:` line holding the newest id, so a reconnect resumes from there.
+struct EventRoutes {
+    let store: any Store
+    let hub: EventHub
+
+    static let resource = "/v1/profiles/{profile}/events"
+
+    var routes: [Route] { [Route("GET", Self.resource, subscribe)] }
+
+    private func subscribe(_ request: APIRequest) throws(APIError) -> APIResult {
+        let profile = try request.profile()
+        let filter: EventFilter
+        do {
+            filter = try request.http.queryValue("types").map { text throws(EventFilterError) in try EventFilter(parsing: text) } ?? .all
+        } catch {
+            throw APIError(.invalidQuery, "\(error.description.prefix(1).uppercased())\(error.description.dropFirst()).")
+        }
+        let lastEventID = request.http.headers["Last-Event-ID"] ?? request.http.queryValue("last_event_id")
+        let subscriber = try hub.register(profile: profile, address: request.http.remoteAddress ?? "-", filter: filter)
+        let store = self.store, hub = self.hub
+        return .deferred { () async throws(APIError) -> HTTPResponse in
+            let opening: Opening
+            do throws(APIError) {
+                opening = try await Self.opening(store: store, profile: profile, filter: filter, lastEventID: lastEventID,
+                                                 limits: hub.limits)
+            } catch {
+                hub.remove(subscriber)
+                throw error
+            }
+            var headers = HTTPHeaders(reservingCapacity: 8)
+            headers.add("Content-Type", "text/event-stream")
+            headers.add("Cache-Control", "no-cache")
+            headers.add("X-Accel-Buffering", "no")  // nginx would otherwise buffer the stream
+            return HTTPResponse(status: 200, headers: headers, body: .stream { stream in
+                stream.onTermination { _ in hub.remove(subscriber) }
+                subscriber.attach(stream, opening: opening.bytes, lastID: opening.lastID)
+            })
+        }
+    }
+
+    /// What a stream starts with, and the id it has covered.
+    struct Opening: Sendable {
+        var bytes: [UInt8]
+        var lastID: Int64
+    }
+
+    /// The retry hint, then the replay (or a `reset`, or the position to start from).
+    static func opening(store: any Store, profile: ProfileName, filter: EventFilter, lastEventID: String?,
+                        limits: EventHub.Limits) async throws(APIError) -> Opening {
+        let bounds = try await fromStore { () async throws(StoreError) in try await store.eventLogBounds(of: profile) }
+        let retry = SSEFrame.retry(milliseconds: Int(limits.retry.milliseconds))
+        switch ReplayPlan.plan(lastEventID: lastEventID, earliest: bounds.earliest, latest: bounds.latest) {
+        case .fromNow(let after):
+            return Opening(bytes: retry + SSEFrame.position(after), lastID: after)
+        case .reset(let reason, let resumeAfter):
+            return reset(reason, profile: profile, given: lastEventID, bounds: bounds, after: resumeAfter, retry: retry)
+        case .replay(let after):
+            var bytes = retry
+            var cursor = after
+            var lastWritten = after
+            while cursor < bounds.latest {
+                let page = try await fromStore { () async throws(StoreError) in
+                    try await store.events(of: profile, after: cursor, limit: 500)
+                }
+                guard let first = page.first, first.id == cursor + 1 else {
+                    // Pruned between reading the bounds and the events: the log cannot continue.
+                    return reset(.expired, profile: profile, given: lastEventID, bounds: bounds, after: bounds.latest, retry: retry)
+                }
+                for event in page {
+                    cursor = event.id
+                    guard filter.admits(event.type) else { continue }
+                    bytes += SSEFrame.event(event)
+                    lastWritten = event.id
+                }
+                if bytes.count > limits.maxReplayBytes {
+                    return reset(.tooFarBehind, profile: profile, given: lastEventID, bounds: bounds, after: bounds.latest, retry: retry)
+                }
+            }
+            // Events the filter left out still move the client's position past them.
+            if lastWritten < cursor { bytes += SSEFrame.position(cursor) }
+            return Opening(bytes: bytes, lastID: cursor)
+        }
+    }
+
+    /// The `reset` event (E-3): refetch the state, then follow the stream from its `id`.
+    private static func reset(_ reason: ReplayPlan.ResetReason, profile: ProfileName, given: String?, bounds: EventLogBounds,
+                              after: Int64, retry: [UInt8]) -> Opening {
+        var data = JSONObjectBuilder()
+        data.add("profile", profile.rawValue)
+        data.add("reason", reason.rawValue)
+        if let given { data.add("lastEventId", String(given.prefix(40))) }
+        data.add("earliest", bounds.earliest)
+        data.add("latest", bounds.latest)
+        data.add("action", "refetch the profile's state; events continue after this one")
+        return Opening(bytes: retry + SSEFrame.control(.reset, data: data.json, id: after), lastID: after)
+    }
+}
