@@ -21,6 +21,11 @@ let package = Package(
             providers: [.apt(["libsqlite3-dev"])]
         ),
         .systemLibrary(
+            name: "CPostgres",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]
+        ),
+        .systemLibrary(
             name: "CJansson",
             pkgConfig: "jansson",
             providers: [.apt(["libjansson-dev"])]
@@ -28,7 +33,7 @@ let package = Package(
         .target(name: "MicroHTTPServer", dependencies: ["CMicroHTTPD"]),
         .target(name: "NavPrefsJSON", dependencies: ["CJansson"]),
         .target(name: "NavPrefsCore", dependencies: ["NavPrefsJSON"]),
-        .target(name: "NavPrefsStore", dependencies: ["NavPrefsCore", "NavPrefsJSON", "CSQLite"]),
+        .target(name: "NavPrefsStore", dependencies: ["NavPrefsCore", "NavPrefsJSON", "CSQLite", "CPostgres"]),
         .target(
             name: "NavPrefsHTTPAPI",
             dependencies: ["NavPrefsCore", "NavPrefsStore", "NavPrefsJSON", "MicroHTTPServer"]

@@ -20,14 +20,15 @@ import html
 import http.client
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
 import tempfile
 import threading
-import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
+from navprefs_checks import report, start_service, stop_service  # noqa: E402
 
 PROFILE = "browser-check"
 TIMEOUT_SECONDS = 20
@@ -92,26 +93,6 @@ class PageServer:
         return response.status
 
 
-def start_service(binary, directory, origin):
-    log = open(os.path.join(directory, "navprefs.log"), "w+")
-    process = subprocess.Popen(
-        [binary, "--port", "0", "--database", f"sqlite:{directory}/browser.sqlite",
-         "--sqlite-synchronous", "normal", "--cors-origins", origin],
-        stdout=log, stderr=subprocess.STDOUT)
-    deadline = time.time() + 10
-    while time.time() < deadline:
-        log.seek(0)
-        match = re.search(r'"url":"http://127\.0\.0\.1:(\d+)"', log.read())
-        if match:
-            return process, int(match.group(1))
-        if process.poll() is not None:
-            break
-        time.sleep(0.05)
-    process.kill()
-    log.seek(0)
-    sys.exit(f"navprefs did not start: {log.read()}")
-
-
 def run_chromium(page_url, directory):
     command = ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
                f"--user-data-dir={tempfile.mkdtemp(dir=directory)}",
@@ -135,7 +116,7 @@ def main():
     directory = tempfile.mkdtemp(prefix="navprefs-browser-")
     allowed = PageServer(service_port=None)
     stranger = PageServer(service_port=None)
-    service, port = start_service(sys.argv[1], directory, allowed.origin)
+    service, port = start_service(sys.argv[1], directory, ["--cors-origins", allowed.origin])
     allowed.service_port = stranger.service_port = port
     checks = {}
     try:
@@ -155,14 +136,9 @@ def main():
         checks["a page on an origin not allowed cannot read the stream"] = (
             result["status"] == "failed" and not any(entry.get("open") for entry in result["seen"]))
     finally:
-        service.terminate()
-        checks["navprefs exited 0 on SIGTERM"] = service.wait(15) == 0
+        stop_service(service, checks)
         shutil.rmtree(directory, ignore_errors=True)
-    for name, passed in checks.items():
-        print(f"browser-sse: {'PASS' if passed else 'FAIL'} {name}")
-    passed = sum(checks.values())
-    print(f"browser-sse: {passed} passed, {len(checks) - passed} failed")
-    sys.exit(0 if passed == len(checks) else 1)
+    report("browser-sse", checks)
 
 
 if __name__ == "__main__":

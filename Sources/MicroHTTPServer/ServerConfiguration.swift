@@ -40,7 +40,7 @@ public struct ServerConfiguration: Sendable, Equatable {
         maxConnections: Int = 16_384,
         maxConnectionsPerIP: Int = 1_024,
         idleTimeoutSeconds: Int = 60,
-        connectionMemoryBytes: Int = 32 << 10,
+        connectionMemoryBytes: Int = 6 << 10,
         listenBacklog: Int = 1_024,
         maxBufferedStreamBytes: Int = 1 << 20
     ) {

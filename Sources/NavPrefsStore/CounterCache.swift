@@ -50,6 +50,16 @@ final class CounterCache: Sendable {
         }
     }
 
+    /// The profile exists now (a write created it): an `absent` entry would keep answering 404,
+    /// so it is dropped, and reads in flight that found nothing drop their fill.
+    func profileExists(_ profile: ProfileName) {
+        storage.withLock { storage in
+            guard case .absent? = storage.entries[profile] else { return }
+            storage.entries[profile] = nil
+            storage.generation += 1
+        }
+    }
+
     /// Records what a reader found, unless the cache changed under it.
     func fill(_ profile: ProfileName, with entry: Entry, readAt generation: Int) {
         storage.withLock { storage in

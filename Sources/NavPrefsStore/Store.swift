@@ -59,6 +59,33 @@ public protocol Store: Sendable {
     func setFont(_ settings: FontSettings, of profile: ProfileName, if precondition: WritePrecondition?)
         async throws(StoreError) -> FontChange
 
+    // MARK: Navigation sessions (UINavigationController), semantics S-1..S-14
+
+    /// Stores `session` under a new random id, creating the profile on its first write, and
+    /// logs a `navigation` event (`create`).
+    /// - Throws: ``StoreError/tooManySessions(limit:)``.
+    func createSession(_ session: NavigationSession, of profile: ProfileName) async throws(StoreError) -> SessionChange<Void>
+
+    /// The sessions of `profile`, oldest first. Throws ``StoreError/profileNotFound(_:)``.
+    func sessions(of profile: ProfileName) async throws(StoreError) -> [SessionSummary]
+
+    /// One session. Throws ``StoreError/sessionNotFound(_:)``.
+    func session(_ id: SessionID, of profile: ProfileName) async throws(StoreError) -> SessionState
+
+    /// Runs `edit` on the session as stored, inside the write transaction, so that concurrent
+    /// edits apply one after the other and none is lost. When the edit reports a change, the
+    /// new state is stored with a new version and its `navigation` event is logged; otherwise
+    /// nothing is written (a pop at the root, S-4).
+    /// - Throws: ``StoreError/sessionNotFound(_:)``, ``StoreError/preconditionFailed(current:)``,
+    ///   ``StoreError/navigation(_:)`` when the edit refuses (nothing written).
+    func updateSession<Result: Sendable>(
+        _ id: SessionID, of profile: ProfileName, if precondition: WritePrecondition?,
+        _ edit: @escaping @Sendable (inout NavigationSession) throws(NavigationError) -> SessionEdit<Result>
+    ) async throws(StoreError) -> SessionChange<Result>
+
+    /// Deletes a session and logs a `navigation` event (`delete`); answers the event's id.
+    func deleteSession(_ id: SessionID, of profile: ProfileName, if precondition: WritePrecondition?) async throws(StoreError) -> Int64
+
     // MARK: The event log
 
     /// Every event committed from now on, in commit order, before its write is acknowledged.

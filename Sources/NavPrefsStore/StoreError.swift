@@ -14,6 +14,12 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
     case invalidValue(WellKnownValueError)
     /// The profile already stores as many keys as allowed.
     case tooManyPreferences(limit: Int)
+    /// No session with this id in the profile.
+    case sessionNotFound(SessionID)
+    /// The profile already has as many sessions as allowed.
+    case tooManySessions(limit: Int)
+    /// The navigation rules refuse the change (UIKit's exceptions, limits); nothing changed.
+    case navigation(NavigationError)
     /// The storage cannot serve now (locked, full, unreachable); retrying later may work.
     case unavailable(reason: String)
     /// The stored data is damaged.
@@ -31,6 +37,9 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
         case .preferenceNotStored(let key): "nothing is stored under '\(key)'"
         case .invalidValue(let error): error.description
         case .tooManyPreferences(let limit): "the profile already stores \(limit) keys"
+        case .sessionNotFound(let id): "no session '\(id)'"
+        case .tooManySessions(let limit): "the profile already has \(limit) sessions"
+        case .navigation(let error): error.description
         case .unavailable(let reason): "storage unavailable: \(reason)"
         case .corrupted(let reason): "storage corrupted: \(reason)"
         case .closed: "the store is closed"

@@ -40,6 +40,24 @@ struct ProcessLifecycleTests {
         #expect(await restarted.waitForExit() == 0)
     }
 
+    @Test("after SIGTERM, /readyz answers 503 while the listener still serves /healthz, then the process exits 0")
+    func readinessDrain() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let (service, port) = try await ServiceProcess.start(database: scratch.path("drain.sqlite"), extra: ["--readiness-drain", "2"])
+        #expect(try await TestHTTP.request(port: port, "GET", "/readyz").status == 200)
+        let signalled = ContinuousClock.now
+        service.send(SIGTERM)
+        var readiness = 200
+        while readiness == 200, ContinuousClock.now - signalled < .seconds(1) {
+            readiness = try await TestHTTP.request(port: port, "GET", "/readyz").status
+        }
+        #expect(readiness == 503)
+        #expect(try await TestHTTP.request(port: port, "GET", "/healthz").status == 200, "the listener is still open")
+        #expect(await service.waitForExit() == 0)
+        #expect(ContinuousClock.now - signalled >= .seconds(2), "the drain lasts what --readiness-drain says")
+    }
+
     @Test("--help prints the options and exits 0")
     func help() async throws {
         let service = try ServiceProcess(["--help"])
@@ -55,7 +73,6 @@ struct ProcessLifecycleTests {
         (["--nonsense", "1"], [:], "--nonsense"),
         ([], ["PORT": "eighty"], "PORT"),
         ([], ["DATABASE_URL": "mysql://x"], "database URL"),
-        (["--database", "postgres://u:secret@db/x"], [:], "PostgreSQL"),
         (["--sqlite-synchronous", "off"], [:], "--sqlite-synchronous"),
         (["--log-level", "loud"], [:], "--log-level"),
     ])
@@ -65,6 +82,17 @@ struct ProcessLifecycleTests {
         let firstLine = service.standardError.split(separator: "\n").first.map(String.init) ?? ""
         #expect(firstLine.contains(mention), "stderr: \(service.standardError)")
         #expect(!service.standardError.contains("secret"))
+    }
+
+    @Test("an unreachable PostgreSQL stops the start with exit 1, a line naming it, and no password in any log")
+    func unreachablePostgres() async throws {
+        // Port 1 on loopback: nothing listens there, so libpq fails at once without DNS.
+        let service = try ServiceProcess(["--port", "0", "--database", "postgresql://u:secret@127.0.0.1:1/x?connect_timeout=2"])
+        #expect(await service.waitForExit() == 1)
+        // Logs are JSON lines on standard output.
+        #expect(service.standardOutput.contains("PostgreSQL is unreachable"), "stdout: \(service.standardOutput)")
+        #expect(service.standardOutput.contains("u:***@127.0.0.1:1/x"))
+        #expect(!service.standardOutput.contains("secret") && !service.standardError.contains("secret"))
     }
 
     @Test("flags win over the environment")

@@ -31,12 +31,18 @@ struct ReadmeTests {
         return examples
     }
 
-    /// Values that differ from run to run are compared as `*`.
+    /// Values that differ from run to run are compared as `*`: dates, request ids, and session
+    /// ids (128 random bits, 32 hexadecimal digits).
     static func normalized(_ lines: [String]) -> [String] {
         lines.map { line in
             for header in ["Date: ", "X-Request-ID: "] where line.hasPrefix(header) { return header + "*" }
-            return line
+            return line.replacing(/[0-9a-f]{32}/, with: "*")
         }
+    }
+
+    /// The last session id an example printed: the examples use it as `$SESSION`.
+    static func sessionID(in output: String) -> String? {
+        output.firstMatch(of: /"session":"([0-9a-f]{32})"/).map { String($0.1) }
     }
 
     @Test("the curl examples print exactly what README shows, and cover every route")
@@ -46,9 +52,11 @@ struct ReadmeTests {
         let scratch = try Scratch()
         defer { scratch.remove() }
         let (service, port) = try await ServiceProcess.start(database: scratch.path("readme.sqlite"))
+        var session = ""
         for example in examples {
             let command = example.command.replacingOccurrences(of: "localhost:8080", with: "127.0.0.1:\(port)")
-            let result = try shell(command)
+            let result = try shell(command, environment: ["SESSION": session])
+            session = Self.sessionID(in: result.output) ?? session
             // A stream example ends by curl's own time limit (`-m`), which curl reports as 28.
             let expectedStatus: Int32 = example.command.hasPrefix("curl -sN -m ") ? 28 : 0
             #expect(result.status == expectedStatus, "\(example.command) exited \(result.status)")

@@ -44,7 +44,12 @@ final class ServiceProcess: Sendable {
 
     /// Starts a service on a free port and waits until it listens.
     static func start(database: String, extra: [String] = [], environment: [String: String] = [:]) async throws -> (ServiceProcess, Int) {
-        let service = try ServiceProcess(["--port", "0", "--database", "sqlite:" + database] + extra, environment: environment)
+        try await start(url: "sqlite:" + database, extra: extra, environment: environment)
+    }
+
+    /// Starts a service on the database `url` (`sqlite:PATH` or `postgresql://...`) and waits until it listens.
+    static func start(url: String, extra: [String] = [], environment: [String: String] = [:]) async throws -> (ServiceProcess, Int) {
+        let service = try ServiceProcess(["--port", "0", "--database", url] + extra, environment: environment)
         let port = try await service.listeningPort()
         return (service, port)
     }
@@ -112,11 +117,12 @@ struct Scratch {
 }
 
 /// Runs a command line through /bin/sh and returns its exit status and standard output.
-func shell(_ command: String) throws -> (status: Int32, output: String) {
+func shell(_ command: String, environment: [String: String] = [:]) throws -> (status: Int32, output: String) {
     let process = Process()
     let output = Pipe()
     process.executableURL = URL(fileURLWithPath: "/bin/sh")
     process.arguments = ["-c", command]
+    process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, added in added }
     process.standardOutput = output
     try process.run()
     let data = output.fileHandleForReading.readDataToEndOfFile()

@@ -43,6 +43,7 @@ func withApp<T>(
     configuration.sqliteSynchronous = .normal
     configuration.shutdownGraceSeconds = 2
     configuration.sseMaxSubscribersPerIP = 100
+    configuration.readinessDrainSeconds = 0
     configure(&configuration)
     let logPath = directory.appendingPathComponent("log.jsonl").path
     let descriptor = open(logPath, O_WRONLY | O_CREAT | O_APPEND, 0o644)

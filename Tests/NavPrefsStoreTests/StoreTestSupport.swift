@@ -1,27 +1,158 @@
 import Foundation
 import NavPrefsCore
-import NavPrefsStore
+@testable import NavPrefsStore
+import Synchronization
+import Testing
 
-/// A fresh database file in its own temporary directory, removed afterwards.
-struct TemporaryDatabase: Sendable {
+/// The stores one contract test suite runs against: SQLite always, PostgreSQL whenever
+/// `NAVPREFS_TEST_POSTGRES_URL` names a server (`scripts/lib/postgres.sh start` makes one).
+enum StoreKind: String, Sendable, CustomTestStringConvertible {
+    case sqlite
+    case postgres
+
+    /// SQLite, and PostgreSQL when a test server is configured.
+    static var testCases: [StoreKind] { TestEnvironment.postgresURL == nil ? [.sqlite] : [.sqlite, .postgres] }
+
+    var testDescription: String { rawValue }
+}
+
+enum TestEnvironment {
+    /// A PostgreSQL URL whose user may create databases: each test gets a fresh one.
+    static let postgresURL: String? = {
+        let url = ProcessInfo.processInfo.environment["NAVPREFS_TEST_POSTGRES_URL"] ?? ""
+        return url.isEmpty ? nil : url
+    }()
+}
+
+/// The settings a test may change, for either store.
+struct StoreSettings: Sendable {
+    var durability = Durability.normal
+    var maxPreferencesPerProfile = 1_000
+    var maxSessionsPerProfile = 100
+    var eventRetentionCount = 10_000
+    var eventRetentionAge: Duration = .seconds(7 * 86_400)
+    var pruneInterval: Duration = .seconds(60)
+    /// PostgreSQL: connections per store (small, so parallel tests stay under max_connections).
+    var poolSize = 3
+}
+
+/// A fresh, empty database for one test: a file in its own temporary directory, or a PostgreSQL
+/// database of its own (so that neither data nor notifications cross tests). `remove()` deletes it.
+struct TestDatabase: Sendable {
+    let kind: StoreKind
+    /// SQLite: the directory holding the file. PostgreSQL: unused.
     let directory: URL
+    /// PostgreSQL: the database's URL.
+    let url: String
+    let name: String
+
     var path: String { directory.appendingPathComponent("navprefs.sqlite").path }
 
-    init() throws {
+    init(_ kind: StoreKind = .sqlite) throws {
+        self.kind = kind
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("navprefs-store-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        name = "navprefs_test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        switch kind {
+        case .sqlite:
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            url = ""
+        case .postgres:
+            let base = try #require(TestEnvironment.postgresURL, "NAVPREFS_TEST_POSTGRES_URL is not set")
+            var components = try #require(URLComponents(string: base), "NAVPREFS_TEST_POSTGRES_URL is not a URL")
+            components.path = "/" + name
+            url = try #require(components.string)
+            try Self.admin { try $0.execute("CREATE DATABASE \(name)") }
+        }
     }
 
-    func remove() { try? FileManager.default.removeItem(at: directory) }
+    /// Opens a store on this database.
+    func open(_ settings: StoreSettings = StoreSettings()) throws -> any Store {
+        switch kind {
+        case .sqlite:
+            try SQLiteStore(.init(path: path, durability: settings.durability,
+                                  maxPreferencesPerProfile: settings.maxPreferencesPerProfile,
+                                  maxSessionsPerProfile: settings.maxSessionsPerProfile,
+                                  eventRetentionCount: settings.eventRetentionCount, eventRetentionAge: settings.eventRetentionAge,
+                                  pruneInterval: settings.pruneInterval))
+        case .postgres:
+            try PostgresStore(.init(url: url, poolSize: settings.poolSize,
+                                    maxPreferencesPerProfile: settings.maxPreferencesPerProfile,
+                                    maxSessionsPerProfile: settings.maxSessionsPerProfile,
+                                    eventRetentionCount: settings.eventRetentionCount, eventRetentionAge: settings.eventRetentionAge,
+                                    pruneInterval: settings.pruneInterval))
+        }
+    }
+
+    /// Runs SQL on the database behind the store's back (an independent client).
+    func execute(_ sql: String) throws {
+        switch kind {
+        case .sqlite:
+            let output = try sqlite3(path, sql)
+            try #require(output == "", "sqlite3: \(output)")
+        case .postgres:
+            try PostgresConnection(url: url).execute(sql)
+        }
+    }
+
+    func remove() {
+        switch kind {
+        case .sqlite:
+            try? FileManager.default.removeItem(at: directory)
+        case .postgres:
+            try? Self.admin { try $0.execute("DROP DATABASE IF EXISTS \(name) WITH (FORCE)") }
+        }
+    }
+
+    /// A connection to the database the test URL names, for creating and dropping databases.
+    static func admin(_ body: (PostgresConnection) throws -> Void) throws {
+        let url = try #require(TestEnvironment.postgresURL)
+        try body(try PostgresConnection(url: url))
+    }
+}
+
+/// Opens a store of `kind` on a fresh database for `body`, closes it and removes the database after.
+@discardableResult
+func withStore<T>(
+    _ kind: StoreKind, _ settings: StoreSettings = StoreSettings(),
+    _ body: (any Store, TestDatabase) async throws -> T
+) async throws -> T {
+    // Creating, migrating and dropping a PostgreSQL database block for tens of milliseconds:
+    // on threads of their own, so that parallel tests keep the cooperative pool.
+    let database = try await offThePool { try TestDatabase(kind) }
+    let store: any Store
+    do {
+        store = try await offThePool { try database.open(settings) }
+    } catch {
+        await offThePool { database.remove() }
+        throw error
+    }
+    let result: Result<T, any Error>
+    do { result = .success(try await body(store, database)) } catch { result = .failure(error) }
+    await store.close()
+    await offThePool { database.remove() }
+    return try result.get()
+}
+
+/// Runs blocking `body` on a thread of its own and waits for it without holding a pool thread.
+func offThePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread { continuation.resume(with: Result { try body() }) }.start()
+    }
+}
+
+func offThePool(_ body: @escaping @Sendable () -> Void) async {
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        Thread { body(); continuation.resume() }.start()
+    }
 }
 
 /// Opens a SQLite store on a fresh file for `body`, closes it and removes the file after.
 @discardableResult
 func withSQLiteStore<T>(
     durability: Durability = .normal,
-    _ body: (SQLiteStore, TemporaryDatabase) async throws -> T
+    _ body: (SQLiteStore, TestDatabase) async throws -> T
 ) async throws -> T {
-    let database = try TemporaryDatabase()
+    let database = try TestDatabase(.sqlite)
     defer { database.remove() }
     let store = try SQLiteStore(.init(path: database.path, durability: durability))
     do {
@@ -34,6 +165,19 @@ func withSQLiteStore<T>(
     }
 }
 
+/// What both stores offer beyond the protocol: pruning the log on demand.
+protocol EventLogPruning {
+    func pruneEventLog() async throws(StoreError) -> Int
+}
+
+extension SQLiteStore: EventLogPruning {}
+extension PostgresStore: EventLogPruning {}
+
+func prune(_ store: any Store) async throws -> Int {
+    let pruning = try #require(store as? any EventLogPruning)
+    return try await pruning.pruneEventLog()
+}
+
 func profile(_ name: String) -> ProfileName {
     // Test names are literals known to be valid.
     (try? ProfileName(name)) ?? .default
@@ -41,4 +185,24 @@ func profile(_ name: String) -> ProfileName {
 
 func step(_ amount: Int64) -> CounterStep {
     (try? CounterStep(amount)) ?? .one
+}
+
+/// Runs Debian's sqlite3 shell on `path` (an independent reader of the file) and returns its output.
+func sqlite3(_ path: String, _ sql: String) throws -> String {
+    let process = Process()
+    let output = Pipe()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+    process.arguments = [path, sql]
+    process.standardOutput = output
+    try process.run()
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return String(decoding: data, as: UTF8.self)
+}
+
+/// A value tasks of a test share.
+final class Locked<Value: Sendable>: Sendable {
+    private let value: Mutex<Value>
+    init(_ value: Value) { self.value = Mutex(value) }
+    func withLock<R>(_ body: (inout Value) -> R) -> R { value.withLock { body(&$0) } }
 }

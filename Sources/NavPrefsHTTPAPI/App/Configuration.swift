@@ -9,12 +9,14 @@ public struct Configuration: Sendable, Equatable {
     public var port = 8080
     public var database = DatabaseLocation.sqlite(path: "navprefs.sqlite")
     public var sqliteSynchronous = Durability.full
+    public var postgresPoolSize = 8
     public var maxBodyBytes = 1 << 20
     public var maxConnections = 16_384
     public var maxConnectionsPerIP = 1_024
     public var idleTimeoutSeconds = 60
-    public var connectionMemoryBytes = 32 << 10
+    public var connectionMemoryBytes = 6 << 10
     public var shutdownGraceSeconds = 8
+    public var readinessDrainSeconds = 1
     public var logLevel = Logger.Level.info
     public var logFormat = Logger.Format.json
     public var corsOrigins = CORSPolicy.none
@@ -95,6 +97,9 @@ public struct Configuration: Sendable, Equatable {
 public enum DatabaseLocation: Sendable, Equatable, CustomStringConvertible {
     /// `sqlite:PATH` (or `sqlite:///absolute/path`): the embedded store.
     case sqlite(path: String)
+    /// `postgres://` or `postgresql://` URL, handed to libpq as is: the shared store that several
+    /// instances use at once.
+    case postgres(url: String)
 
     init(parsing text: String) throws(ConfigurationError) {
         if text.hasPrefix("sqlite:") {
@@ -103,16 +108,48 @@ public enum DatabaseLocation: Sendable, Equatable, CustomStringConvertible {
             guard !path.isEmpty else { throw ConfigurationError("the database URL 'sqlite:' needs a file path, e.g. sqlite:navprefs.sqlite") }
             self = .sqlite(path: path)
         } else if text.hasPrefix("postgres://") || text.hasPrefix("postgresql://") {
-            throw ConfigurationError("PostgreSQL is not supported by this build yet; use sqlite:PATH")
+            self = .postgres(url: text)
         } else {
-            throw ConfigurationError("unsupported database URL '\(text.prefix(40))'; use sqlite:PATH")
+            throw ConfigurationError("unsupported database URL '\(Self.redacted(String(text.prefix(40))))'; use sqlite:PATH or postgres://...")
         }
     }
 
+    /// The location as logged and shown: a PostgreSQL password is replaced by `***`, in the
+    /// user part (`user:secret@host`) and in a `password=` parameter.
     public var description: String {
         switch self {
         case .sqlite(let path): "sqlite:\(path)"
+        case .postgres(let url): Self.redacted(url)
         }
+    }
+
+    /// `text` with the password of a `scheme://user:password@host/...?password=...` URL hidden.
+    static func redacted(_ text: String) -> String {
+        guard let schemeEnd = text.range(of: "://") else { return text }
+        var result = String(text[..<schemeEnd.upperBound])
+        let rest = text[schemeEnd.upperBound...]
+        // The authority ends at the first '/', '?' or '#'; its user part at its last '@'.
+        let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
+        let authority = rest[..<authorityEnd]
+        if let at = authority.lastIndex(of: "@") {
+            let userInfo = authority[..<at]
+            if let colon = userInfo.firstIndex(of: ":") {
+                result += userInfo[..<colon] + ":***"
+            } else {
+                result += userInfo
+            }
+            result += authority[at...]
+        } else {
+            result += authority
+        }
+        var tail = String(rest[authorityEnd...])
+        if let query = tail.firstIndex(of: "?") {
+            let parameters = tail[tail.index(after: query)...].split(separator: "&", omittingEmptySubsequences: false).map { parameter in
+                parameter.lowercased().hasPrefix("password=") ? "password=***" : String(parameter)
+            }
+            tail = tail[...query] + parameters.joined(separator: "&")
+        }
+        return result + tail
     }
 }
 
@@ -148,6 +185,9 @@ struct Setting: Sendable {
                "full: an acknowledged write survives power loss; normal: it survives a crash of the process only",
                Durability.allCases.map(\.rawValue), { Durability(rawValue: $0) },
                { $0.sqliteSynchronous.rawValue }, { $0.sqliteSynchronous = $1 }),
+        integer("postgres-pool-size", "POSTGRES_POOL_SIZE",
+                "PostgreSQL connections (each with a thread) this instance runs storage calls on; one more listens for other instances' events",
+                1...1_000, { $0.postgresPoolSize }, { $0.postgresPoolSize = $1 }),
         integer("max-body-bytes", "MAX_BODY_BYTES", "largest request body accepted (413 beyond)", 1...(64 << 20),
                 { $0.maxBodyBytes }, { $0.maxBodyBytes = $1 }),
         integer("max-connections", "MAX_CONNECTIONS", "open connections in all", 1...1_000_000,
@@ -162,6 +202,9 @@ struct Setting: Sendable {
         integer("shutdown-grace", "SHUTDOWN_GRACE_SECONDS",
                 "seconds requests in flight get to finish after SIGTERM (keep below the orchestrator's, Docker: 10)",
                 0...3_600, { $0.shutdownGraceSeconds }, { $0.shutdownGraceSeconds = $1 }),
+        integer("readiness-drain", "READINESS_DRAIN_SECONDS",
+                "seconds /readyz answers 503 after SIGTERM before the listener closes (load balancers notice); counts toward the orchestrator's limit",
+                0...60, { $0.readinessDrainSeconds }, { $0.readinessDrainSeconds = $1 }),
         Setting(flag: "cors-origins", environment: "CORS_ORIGINS", placeholder: "LIST",
                 help: "web origins allowed to call the API from a browser, comma-separated, or * for any",
                 apply: { value, configuration, _ throws(ConfigurationError) in configuration.corsOrigins = CORSPolicy(parsing: value) },

@@ -29,6 +29,9 @@ public final class NavPrefsAPI: HTTPHandler {
     let logger: Logger
     let cors: CORSPolicy
     let hub: EventHub
+    let readiness = Readiness()
+    let requestMetrics = RequestMetrics()
+    let storeErrors = StoreErrorMetrics()
 
     public init(store: any Store, logger: Logger, options: Options = Options()) {
         self.logger = logger
@@ -37,16 +40,24 @@ public final class NavPrefsAPI: HTTPHandler {
             maxSubscribers: options.maxSubscribers, maxSubscribersPerAddress: options.maxSubscribersPerAddress,
             heartbeat: options.sseHeartbeat, retry: options.sseRetry))
         let limits = PreferenceLimits()
-        router = Router(HealthRoutes().routes
+        router = Router(HealthRoutes(store: store, readiness: readiness).routes
+            + MetricsRoutes(requests: requestMetrics, storeErrors: storeErrors, hub: hub).routes
             + CounterRoutes(store: store).routes
             + PreferenceRoutes(store: store, limits: limits).routes
             + DefaultsRoutes(store: store, limits: limits).routes
             + FontRoutes(store: store).routes
-            + EventRoutes(store: store, hub: hub).routes)
+            + EventRoutes(store: store, hub: hub).routes
+            + SessionRoutes(store: store).routes
+            + StackRoutes(write: SessionWrite(store: store)).routes
+            + SessionEditRoutes(write: SessionWrite(store: store)).routes
+            + NavigationBarRoutes(store: store, write: SessionWrite(store: store)).routes)
     }
 
     /// Event streams open right now.
     public var subscriberCount: Int { hub.subscriberCount }
+
+    /// Turns readiness off (`/readyz` answers 503), the first step of a graceful shutdown.
+    public func beginShutdown() { readiness.beginShutdown() }
 
     /// Ends every event stream with a `shutdown` event and refuses new ones (before the server stops).
     public func closeEventStreams() { hub.shutdown() }
@@ -86,7 +97,9 @@ public final class NavPrefsAPI: HTTPHandler {
             case .immediate(let response):
                 return .immediate(finish(response, request, route: route.template, requestID))
             case .deferred(let work):
+                requestMetrics.started()
                 return .deferred { [self] in
+                    defer { requestMetrics.finished() }
                     let response: HTTPResponse
                     do throws(APIError) {
                         response = try await work()
@@ -102,6 +115,7 @@ public final class NavPrefsAPI: HTTPHandler {
     public func response(for rejection: RequestRejection, method: String, path: String) -> HTTPResponse {
         var response = APIError(rejection).response(instance: path)
         response.headers.add("X-Content-Type-Options", "nosniff")
+        requestMetrics.record(route: "-", method: String(method.prefix(20)), status: response.status, microseconds: 0)
         logger.info("request", [
             "method": .string(String(method.prefix(20))), "route": .string("-"), "status": .integer(Int64(response.status)),
             "rejected": .string("\(rejection)"),
@@ -110,6 +124,7 @@ public final class NavPrefsAPI: HTTPHandler {
     }
 
     private func answer(_ error: APIError, _ request: HTTPRequest, _ requestID: String) -> HTTPResponse {
+        if let kind = error.storeErrorKind { storeErrors.record(kind) }
         if let detail = error.logDetail {
             logger.error("request failed", ["request_id": .string(requestID), "error": .string(detail)])
         }
@@ -122,12 +137,14 @@ public final class NavPrefsAPI: HTTPHandler {
         response.headers.add("X-Content-Type-Options", "nosniff")
         response.headers.add("X-Request-ID", requestID)
         if !cors.origins.isEmpty, let origin = request.headers["Origin"] { cors.decorate(&response, origin: origin) }
+        let elapsed = (ContinuousClock.now - request.receivedAt).components
+        let microseconds = elapsed.seconds * 1_000_000 + elapsed.attoseconds / 1_000_000_000_000
+        let method = request.method.utf8.count <= 20 ? request.method : String(request.method.prefix(20))
+        requestMetrics.record(route: route, method: method, status: response.status, microseconds: microseconds)
         if logger.isEnabled(.info) {
-            let elapsed = (ContinuousClock.now - request.receivedAt).components
-            let microseconds = elapsed.seconds * 1_000_000 + elapsed.attoseconds / 1_000_000_000_000
             logger.log(.info, "request", [
                 ("request_id", .string(requestID)),
-                ("method", .string(request.method.utf8.count <= 20 ? request.method : String(request.method.prefix(20)))),
+                ("method", .string(method)),
                 ("route", .string(route)),
                 ("status", .integer(Int64(response.status))),
                 ("duration_ms", .milliseconds(microseconds: microseconds)),

@@ -21,6 +21,11 @@ public final class NavPrefsApp: Sendable {
                 path: path, durability: configuration.sqliteSynchronous,
                 eventRetentionCount: configuration.eventRetentionCount,
                 eventRetentionAge: .seconds(configuration.eventRetentionSeconds)))
+        case .postgres(let url):
+            store = try PostgresStore(.init(
+                url: url, poolSize: configuration.postgresPoolSize,
+                eventRetentionCount: configuration.eventRetentionCount,
+                eventRetentionAge: .seconds(configuration.eventRetentionSeconds)))
         }
         api = NavPrefsAPI(store: store, logger: logger, options: .init(
             cors: configuration.corsOrigins,
@@ -61,7 +66,13 @@ public final class NavPrefsApp: Sendable {
     /// Stops gracefully: requests in flight get the configured grace period, then the store is
     /// closed once every write has committed.
     public func shutdown() async {
-        // Streams first: each gets a final event and its chunked end, so clients reconnect
+        // Readiness off first, while the listener still accepts: load balancers that probe
+        // /readyz stop sending new requests here during the drain delay.
+        api.beginShutdown()
+        if configuration.readinessDrainSeconds > 0 {
+            try? await Task.sleep(for: .seconds(configuration.readinessDrainSeconds))
+        }
+        // Streams next: each gets a final event and its chunked end, so clients reconnect
         // (with their last event id) to whichever instance comes next.
         api.closeEventStreams()
         await server.shutdown(gracePeriod: .seconds(configuration.shutdownGraceSeconds))

@@ -14,6 +14,8 @@ public struct APIError: Error, Sendable {
     public var headers: [(String, String)]
     /// What the server log gets and the client does not (the cause of a 5xx).
     var logDetail: String?
+    /// The kind of store failure behind this answer, for `navprefs_store_errors_total`.
+    var storeErrorKind: String?
 
     public init(_ type: ProblemType, _ detail: String, extensions: JSONObject = [:], headers: [(String, String)] = []) {
         self.type = type
@@ -49,15 +51,25 @@ extension APIError {
         case .tooManyPreferences(let limit):
             self.init(.tooManyPreferences, "The profile already stores \(limit) keys; remove some first.",
                       extensions: ["limit": .integer(Int64(limit))])
+        case .sessionNotFound(let id):
+            self.init(.sessionNotFound, "This profile has no navigation session '\(id)'.")
+        case .tooManySessions(let limit):
+            self.init(.tooManySessions, "The profile already has \(limit) navigation sessions; delete some first.",
+                      extensions: ["limit": .integer(Int64(limit))])
+        case .navigation(let error):
+            self.init(error)
         case .unavailable:
             self.init(.storageUnavailable, "The store cannot serve this request now; retry shortly.",
                       headers: [("Retry-After", "1")])
             logDetail = error.description
+            storeErrorKind = "unavailable"
         case .closed:
             self.init(.shuttingDown, "The server is shutting down; retry on another instance.", headers: [("Retry-After", "1")])
+            storeErrorKind = "closed"
         case .corrupted, .internal:
             self.init(.internalError, "The server failed to handle this request.")
             logDetail = error.description
+            if case .corrupted = error { storeErrorKind = "corrupted" } else { storeErrorKind = "internal" }
         }
     }
 

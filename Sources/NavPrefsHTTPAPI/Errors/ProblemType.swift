@@ -18,6 +18,17 @@ public enum ProblemType: String, Sendable, CaseIterable {
     case valueTooLarge = "value-too-large"
     case tooManyPreferences = "too-many-preferences"
     case invalidQuery = "invalid-query"
+    case sessionNotFound = "session-not-found"
+    case screenNotFound = "screen-not-found"
+    case tooManySessions = "too-many-sessions"
+    case invalidNavigation = "invalid-navigation"
+    case screenAlreadyOnStack = "screen-already-on-stack"
+    case screenNotOnStack = "screen-not-on-stack"
+    case duplicateScreens = "duplicate-screens"
+    case stackFull = "stack-full"
+    case screenIsPresented = "screen-is-presented"
+    case screenOnStack = "screen-on-stack"
+    case alreadyPresenting = "already-presenting"
     case tooManySubscribers = "too-many-subscribers"
     case tooManyStreamsFromClient = "too-many-streams-from-client"
     case storageUnavailable = "storage-unavailable"
@@ -29,7 +40,10 @@ public enum ProblemType: String, Sendable, CaseIterable {
 
     public var status: Int {
         switch self {
-        case .notFound, .profileNotFound, .preferenceNotFound: 404
+        case .notFound, .profileNotFound, .preferenceNotFound, .sessionNotFound, .screenNotFound: 404
+        case .invalidNavigation, .duplicateScreens: 422
+        case .tooManySessions, .screenAlreadyOnStack, .screenNotOnStack, .stackFull, .screenIsPresented, .screenOnStack,
+             .alreadyPresenting: 409
         case .methodNotAllowed: 405
         case .invalidProfileName, .malformedJSON, .invalidBody, .badFraming, .invalidPreferenceKey, .invalidQuery: 400
         case .invalidValue, .valueTooLarge: 422
@@ -63,6 +77,17 @@ public enum ProblemType: String, Sendable, CaseIterable {
         case .valueTooLarge: "Value too large"
         case .tooManyPreferences: "Too many stored preferences"
         case .invalidQuery: "Invalid query parameter"
+        case .sessionNotFound: "Navigation session not found"
+        case .screenNotFound: "Screen not in this session"
+        case .tooManySessions: "Too many navigation sessions"
+        case .invalidNavigation: "Navigation value not acceptable"
+        case .screenAlreadyOnStack: "Screen already on the stack"
+        case .screenNotOnStack: "Screen not on the stack"
+        case .duplicateScreens: "A stack lists a screen twice"
+        case .stackFull: "Stack full"
+        case .screenIsPresented: "Screen is presented modally"
+        case .screenOnStack: "Screen is on the stack"
+        case .alreadyPresenting: "A screen is already presented"
         case .tooManySubscribers: "Too many event streams on this server"
         case .tooManyStreamsFromClient: "Too many event streams from this client"
         case .storageUnavailable: "Storage unavailable"

@@ -50,6 +50,13 @@ final class EventHub: Sendable {
 
     var subscriberCount: Int { registry.withLock { $0.count } }
 
+    /// Events written to streams so far, replayed and live (`navprefs_sse_events_sent_total`).
+    var eventsSent: Int { sent.load(ordering: .relaxed) }
+    private let sent = Atomic<Int>(0)
+
+    /// Counts events a stream was sent outside ``deliver(_:)`` (its replay, when it starts).
+    func countSent(_ count: Int) { if count > 0 { sent.add(count, ordering: .relaxed) } }
+
     /// Registers a subscriber, which buffers live events until ``Subscriber/attach(_:opening:lastID:)``.
     /// - Throws: 503 when the server holds its maximum of streams, 429 when the address does.
     func register(profile: ProfileName, address: String, filter: EventFilter) throws(APIError) -> Subscriber {
@@ -94,7 +101,9 @@ final class EventHub: Sendable {
         for event in events { byProfile[event.profile, default: []].append((event, SSEFrame.event(event))) }
         for (profile, framed) in byProfile {
             let subscribers = registry.withLock { $0.byProfile[profile].map { Array($0.values) } ?? [] }
-            for subscriber in subscribers { subscriber.deliver(framed) }
+            var written = 0
+            for subscriber in subscribers { written += subscriber.deliver(framed) }
+            countSent(written)
         }
     }
 

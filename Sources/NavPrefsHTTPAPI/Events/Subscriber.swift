@@ -37,38 +37,48 @@ final class Subscriber: Sendable {
     }
 
     /// Takes live events (in commit order, possibly ones it knows already) with their frames,
-    /// which are built once for every subscriber.
-    func deliver(_ events: [(event: LoggedEvent, frame: [UInt8])]) {
+    /// which are built once for every subscriber. Answers how many it wrote to its stream.
+    @discardableResult
+    func deliver(_ events: [(event: LoggedEvent, frame: [UInt8])]) -> Int {
         state.withLock { state in
             switch state.phase {
             case .starting(var pending):
                 pending.append(contentsOf: events.map(\.event))
                 state.phase = .starting(pending: pending)
+                return 0
             case .live(let stream):
+                var written = 0
                 for (event, frame) in events where event.id > state.lastID {
                     state.lastID = event.id
                     guard filter.admits(event.type) else { continue }
-                    if !stream.write(frame) { state.phase = .closed; return }
+                    if !stream.write(frame) { state.phase = .closed; return written }
+                    written += 1
                 }
+                return written
             case .closed:
-                return
+                return 0
             }
         }
     }
 
     /// Goes live on `stream`: writes `opening` (retry hint, reset or position, replayed events
-    /// up to `lastID`), then the live events that arrived meanwhile and are newer.
-    func attach(_ stream: ResponseStream, opening: [UInt8], lastID: Int64) {
+    /// up to `lastID`), then the live events that arrived meanwhile and are newer. Answers how
+    /// many of those it wrote.
+    @discardableResult
+    func attach(_ stream: ResponseStream, opening: [UInt8], lastID: Int64) -> Int {
         state.withLock { state in
-            guard case .starting(let pending) = state.phase else { return }
+            guard case .starting(let pending) = state.phase else { return 0 }
             state.lastID = lastID
-            guard stream.write(opening) else { state.phase = .closed; return }
+            guard stream.write(opening) else { state.phase = .closed; return 0 }
             state.phase = .live(stream: stream)
+            var written = 0
             for event in pending where event.id > state.lastID {
                 state.lastID = event.id
                 guard filter.admits(event.type) else { continue }
-                if !stream.write(SSEFrame.event(event)) { state.phase = .closed; return }
+                if !stream.write(SSEFrame.event(event)) { state.phase = .closed; return written }
+                written += 1
             }
+            return written
         }
     }
 

@@ -43,7 +43,7 @@ struct EventRoutes {
             headers.add("X-Accel-Buffering", "no")  // nginx would otherwise buffer the stream
             return HTTPResponse(status: 200, headers: headers, body: .stream { stream in
                 stream.onTermination { _ in hub.remove(subscriber) }
-                subscriber.attach(stream, opening: opening.bytes, lastID: opening.lastID)
+                hub.countSent(opening.eventCount + subscriber.attach(stream, opening: opening.bytes, lastID: opening.lastID))
             })
         }
     }
@@ -52,6 +52,8 @@ struct EventRoutes {
     struct Opening: Sendable {
         var bytes: [UInt8]
         var lastID: Int64
+        /// Logged events among `bytes` (replayed), for `navprefs_sse_events_sent_total`.
+        var eventCount = 0
     }
 
     /// The retry hint, then the replay (or a `reset`, or the position to start from).
@@ -68,6 +70,7 @@ struct EventRoutes {
             var bytes = retry
             var cursor = after
             var lastWritten = after
+            var replayed = 0
             while cursor < bounds.latest {
                 let page = try await fromStore { () async throws(StoreError) in
                     try await store.events(of: profile, after: cursor, limit: 500)
@@ -81,6 +84,7 @@ struct EventRoutes {
                     guard filter.admits(event.type) else { continue }
                     bytes += SSEFrame.event(event)
                     lastWritten = event.id
+                    replayed += 1
                 }
                 if bytes.count > limits.maxReplayBytes {
                     return reset(.tooFarBehind, profile: profile, given: lastEventID, bounds: bounds, after: bounds.latest, retry: retry)
@@ -88,7 +92,7 @@ struct EventRoutes {
             }
             // Events the filter left out still move the client's position past them.
             if lastWritten < cursor { bytes += SSEFrame.position(cursor) }
-            return Opening(bytes: bytes, lastID: cursor)
+            return Opening(bytes: bytes, lastID: cursor, eventCount: replayed)
         }
     }
 

@@ -21,11 +21,14 @@ enum JSONBody {
             throw APIError(.malformedJSON, "The body is not valid JSON: \(error).")
         }
         guard case .object(let object) = value else {
-            throw APIError(.invalidBody, "The body must be a JSON object, not \(value.typeName).")
+            throw APIError(.invalidBody, "The body must be a JSON object, not \(value.typeName).", extensions: ["pointer": .string("")])
         }
         if let unknown = object.keys.first(where: { !allowed.contains($0) }) {
             let known = allowed.sorted().map { "'\($0)'" }.joined(separator: ", ")
-            throw APIError(.invalidBody, "Unknown member '\(unknown.prefix(80))'; this operation takes \(known.isEmpty ? "no members" : known).")
+            // RFC 6901: "~" and "/" in a member name are written "~0" and "~1".
+            let pointer = "/" + unknown.prefix(80).replacing("~", with: "~0").replacing("/", with: "~1")
+            throw APIError(.invalidBody, "Unknown member '\(unknown.prefix(80))'; this operation takes \(known.isEmpty ? "no members" : known).",
+                           extensions: ["pointer": .string(pointer)])
         }
         return object
     }

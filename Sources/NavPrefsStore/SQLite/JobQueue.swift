@@ -94,3 +94,17 @@ final class LockedBox<Value>: @unchecked Sendable {
         set { lock.lock(); stored = newValue; lock.unlock() }
     }
 }
+
+/// Runs blocking `body` (joining worker threads, waiting for a queue to drain) on a thread of its
+/// own, so that the caller's cooperative-pool thread, one of only as many as there are cores,
+/// stays free for other tasks meanwhile.
+func waitOffThePool(_ body: @escaping @Sendable () -> Void) async {
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        let thread = Thread {
+            body()
+            continuation.resume()
+        }
+        thread.name = "store-close"
+        thread.start()
+    }
+}

@@ -11,11 +11,17 @@ struct SQLiteError: Error, CustomStringConvertible {
 
     var description: String { "SQLite error \(code): \(message)" }
 
+    /// Errors a read may meet while the writer moves the WAL on (a checkpoint restarting the
+    /// log, a WAL-index rebuilt under heavy load) and that a second attempt clears.
+    var isTransientForReaders: Bool {
+        primaryCode == SQLITE_BUSY || primaryCode == SQLITE_LOCKED || primaryCode == SQLITE_PROTOCOL
+    }
+
     /// What the rest of the service sees: stores never leak SQLite codes past this module.
     var storeError: StoreError {
         switch primaryCode {
         case SQLITE_BUSY, SQLITE_LOCKED:
-            .unavailable(reason: "the database is locked by another process")
+            .unavailable(reason: "the database is locked (\(description))")
         case SQLITE_FULL:
             .unavailable(reason: "the disk holding the database is full")
         case SQLITE_IOERR, SQLITE_CANTOPEN, SQLITE_READONLY, SQLITE_PERM, SQLITE_NOMEM, SQLITE_PROTOCOL:

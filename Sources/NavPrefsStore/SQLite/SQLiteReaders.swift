@@ -1,4 +1,5 @@
 import Dispatch
+import Glibc
 
 /// Reader threads, each with its own read-only connection; in WAL mode they read the last
 /// committed state without waiting for the writer.
@@ -33,12 +34,27 @@ final class SQLiteReaders: Sendable {
         let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Value, StoreError>, Never>) in
             let submitted = queue.submit { connection in
                 continuation.resume(returning: Result { () throws(StoreError) -> Value in
-                    do { return try body(connection) } catch { throw error.storeError }
+                    do { return try Self.attempt(body, on: connection) } catch { throw error.storeError }
                 })
             }
             if !submitted { continuation.resume(returning: .failure(.closed)) }
         }
         return try result.get()
+    }
+
+    /// Runs a read, again after a short pause when it met a transient lock (see
+    /// ``SQLiteError/isTransientForReaders``): busy_timeout covers most waits, but not every
+    /// path of a WAL reader, and a read is safe to repeat. Bounded: four attempts, 15 ms at most.
+    private static func attempt<Value>(_ body: (SQLiteConnection) throws -> Value, on connection: SQLiteConnection) throws -> Value {
+        var pauseMicroseconds: UInt32 = 1_000
+        while true {
+            do {
+                return try body(connection)
+            } catch let error as SQLiteError where error.isTransientForReaders && pauseMicroseconds <= 8_000 {
+                usleep(pauseMicroseconds)
+                pauseMicroseconds *= 2
+            }
+        }
     }
 
     func close() {

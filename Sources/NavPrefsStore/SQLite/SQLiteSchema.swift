@@ -76,6 +76,22 @@ enum SQLiteSchema {
         (3, "event retention by age", """
             CREATE INDEX events_by_time ON events (created_at);
             """),
+        (4, "navigation sessions", """
+            -- A session's whole state as JSON (NavigationSession.json), read and written by the
+            -- writer inside one transaction; depth, root and top are copies for listing.
+            CREATE TABLE sessions (
+                profile    TEXT    NOT NULL,
+                id         TEXT    NOT NULL,
+                state      TEXT    NOT NULL,
+                version    INTEGER NOT NULL,
+                depth      INTEGER NOT NULL,
+                root       TEXT    NOT NULL,
+                top        TEXT    NOT NULL,
+                created_seq INTEGER NOT NULL,  -- the create's event id: creation order, whatever the clock
+                created_at INTEGER NOT NULL,
+                PRIMARY KEY (profile, id)
+            ) STRICT, WITHOUT ROWID;
+            """),
     ]
 
     static var latestVersion: Int { migrations.last?.version ?? 0 }

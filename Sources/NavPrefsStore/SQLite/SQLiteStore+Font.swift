@@ -15,7 +15,8 @@ extension SQLiteStore {
 
     public func setFont(_ settings: FontSettings, of profile: ProfileName, if precondition: WritePrecondition?)
         async throws(StoreError) -> FontChange {
-        try await writer.write { context in
+        let cache = counters
+        return try await writer.write { context in
             let connection = context.connection
             try Self.requireProfile(profile, for: precondition, in: context)
             guard let slider = try Self.readSlot(WellKnownKey.sliderValue, of: profile, in: connection),
@@ -38,6 +39,7 @@ extension SQLiteStore {
                                       id: eventID, for: profile, in: connection)
             return Committed(value: FontChange(state: state, eventID: eventID), events: [logged]) { context in
                 context.knownProfiles.insert(profile.rawValue)
+                cache.profileExists(profile)
             }
         }
     }

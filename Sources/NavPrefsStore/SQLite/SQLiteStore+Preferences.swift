@@ -66,7 +66,11 @@ extension SQLiteStore {
             return Committed(value: PreferenceChange(slot: after, eventID: eventID, created: before.source == .absent),
                              events: [logged]) { context in
                 context.knownProfiles.insert(profile.rawValue)
-                if key == WellKnownKey.counter { cache.committed(CounterState(profile: profile, slot: after)) }
+                if key == WellKnownKey.counter {
+                    cache.committed(CounterState(profile: profile, slot: after))
+                } else {
+                    cache.profileExists(profile)
+                }
             }
         }
     }

@@ -17,6 +17,8 @@ public final class SQLiteStore: Store {
         public var maxBatch: Int
         /// Keys one profile may store.
         public var maxPreferencesPerProfile: Int
+        /// Navigation sessions one profile may hold.
+        public var maxSessionsPerProfile: Int
         /// What the event log keeps: per profile at most this many of the newest events, and none
         /// older than ``eventRetentionAge``. Subscribers further behind get a `reset` event.
         public var eventRetentionCount: Int
@@ -28,6 +30,7 @@ public final class SQLiteStore: Store {
 
         public init(path: String, durability: Durability = .full, readerCount: Int = 2,
                     cacheCapacity: Int = 100_000, maxBatch: Int = 256, maxPreferencesPerProfile: Int = 1_000,
+                    maxSessionsPerProfile: Int = 100,
                     eventRetentionCount: Int = 10_000, eventRetentionAge: Duration = .seconds(7 * 86_400),
                     pruneInterval: Duration = .seconds(60)) {
             self.path = path
@@ -36,6 +39,7 @@ public final class SQLiteStore: Store {
             self.cacheCapacity = cacheCapacity
             self.maxBatch = maxBatch
             self.maxPreferencesPerProfile = maxPreferencesPerProfile
+            self.maxSessionsPerProfile = maxSessionsPerProfile
             self.eventRetentionCount = eventRetentionCount
             self.eventRetentionAge = eventRetentionAge
             self.pruneInterval = pruneInterval
@@ -98,9 +102,11 @@ public final class SQLiteStore: Store {
     }
 
     public func close() async {
-        writer.close()
-        readers.close()
-        fileLock.release()
+        await waitOffThePool { [writer, readers, fileLock] in
+            writer.close()
+            readers.close()
+            fileLock.release()
+        }
     }
 
     public func eventLogBounds(of profile: ProfileName) async throws(StoreError) -> EventLogBounds {

@@ -1,0 +1,82 @@
+import MicroHTTPServer
+import Synchronization
+
+/// Store failures by kind (`unavailable`, `corrupted`, `internal`, `closed`): what an operator
+/// alerts on, counted where they are answered.
+final class StoreErrorMetrics: Sendable {
+    private let counts = Mutex<[String: Int]>([:])
+
+    func record(_ kind: String) { counts.withLock { $0[kind, default: 0] += 1 } }
+    func snapshot() -> [String: Int] { counts.withLock { $0 } }
+}
+
+/// `GET /metrics` in Prometheus' text format: requests by route template, method and status,
+/// latency per route, requests in flight, event streams and events sent, store errors, the
+/// process (memory, CPU, file descriptors, start time) and `navprefs_build_info`.
+struct MetricsRoutes {
+    let requests: RequestMetrics
+    let storeErrors: StoreErrorMetrics
+    let hub: EventHub
+
+    var routes: [Route] {
+        [Route("GET", "/metrics") { _ throws(APIError) in .immediate(render()) }]
+    }
+
+    func render() -> HTTPResponse {
+        var out = PrometheusText()
+        let routes = requests.snapshot().sorted { $0.key < $1.key }
+
+        out.family("navprefs_http_requests_total", "counter", "HTTP requests answered, by route template, method and status.")
+        for (route, stats) in routes {
+            for (key, count) in stats.requests.sorted(by: { ($0.key.method, $0.key.status) < ($1.key.method, $1.key.status) }) {
+                out.sample("navprefs_http_requests_total", ["route": route, "method": key.method, "status": String(key.status)], count)
+            }
+        }
+        out.family("navprefs_http_request_duration_seconds", "histogram",
+                   "Time from the request's arrival to its answer, by route template.")
+        for (route, stats) in routes {
+            var cumulative = 0
+            for (index, bound) in RequestMetrics.bucketBounds.enumerated() {
+                cumulative += stats.buckets[index]
+                out.sample("navprefs_http_request_duration_seconds_bucket", ["route": route, "le": PrometheusText.format(bound)], cumulative)
+            }
+            out.sample("navprefs_http_request_duration_seconds_bucket", ["route": route, "le": "+Inf"], stats.count)
+            out.sample("navprefs_http_request_duration_seconds_sum", ["route": route], stats.durationSum)
+            out.sample("navprefs_http_request_duration_seconds_count", ["route": route], stats.count)
+        }
+        out.family("navprefs_http_requests_in_flight", "gauge", "Requests routed and not yet answered.")
+        out.sample("navprefs_http_requests_in_flight", requests.requestsInFlight)
+
+        out.family("navprefs_sse_subscribers", "gauge", "Event streams open now.")
+        out.sample("navprefs_sse_subscribers", hub.subscriberCount)
+        out.family("navprefs_sse_events_sent_total", "counter", "Events written to event streams (replayed and live).")
+        out.sample("navprefs_sse_events_sent_total", hub.eventsSent)
+
+        out.family("navprefs_store_errors_total", "counter", "Store operations that failed, by kind.")
+        for kind in ["unavailable", "corrupted", "internal", "closed"] {
+            out.sample("navprefs_store_errors_total", ["kind": kind], storeErrors.snapshot()[kind] ?? 0)
+        }
+
+        let process = ProcessMetrics.read()
+        let processSamples: [(String, String, String, Double?)] = [
+            ("process_resident_memory_bytes", "gauge", "Resident memory size in bytes.", process.residentBytes.map(Double.init)),
+            ("process_virtual_memory_bytes", "gauge", "Virtual memory size in bytes.", process.virtualBytes.map(Double.init)),
+            ("process_cpu_seconds_total", "counter", "User and system CPU time spent in seconds.", process.cpuSeconds),
+            ("process_open_fds", "gauge", "Number of open file descriptors.", process.openFileDescriptors.map(Double.init)),
+            ("process_max_fds", "gauge", "Maximum number of open file descriptors.", process.maxFileDescriptors.map(Double.init)),
+            ("process_start_time_seconds", "gauge", "Start time of the process since the Unix epoch in seconds.", process.startTimeSeconds),
+        ]
+        for (name, type, help, value) in processSamples {
+            guard let value else { continue }
+            out.family(name, type, help)
+            out.sample(name, value)
+        }
+        out.family("navprefs_build_info", "gauge", "Always 1; the labels say which build this is.")
+        out.sample("navprefs_build_info", ["version": BuildInfo.version, "swift": BuildInfo.swiftVersion], 1)
+
+        var headers = HTTPHeaders()
+        headers.add("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+        headers.add("Cache-Control", "no-store")
+        return HTTPResponse(status: 200, headers: headers, bytes: Array(out.text.utf8))
+    }
+}
