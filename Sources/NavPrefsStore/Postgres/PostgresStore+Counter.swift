@@ -73,13 +73,7 @@ extension PostgresStore {
     private static func explainCounterRefusal(
         _ operation: CounterOperation, profile: ProfileName, precondition: WritePrecondition?, in connection: PostgresConnection
     ) throws -> StoreError {
-        guard let slot = try readSlot(WellKnownKey.counter, of: profile, in: connection) else {
-            return .preconditionFailed(current: nil)
-        }
-        let current = CounterState(profile: profile, slot: slot)
-        if let precondition, !precondition.admits(current.version) {
-            return .preconditionFailed(current: current.version)
-        }
-        return .counter(.outOfRange(current: current.counter.value, operation: operation))
+        StoreRules.counterRefusal(operation, profile: profile, precondition: precondition,
+                                  slot: try readSlot(WellKnownKey.counter, of: profile, in: connection))
     }
 }

@@ -15,18 +15,7 @@ extension PostgresStore {
 
     public func setDefaults(_ defaults: JSONObject, of profile: ProfileName, if precondition: WritePrecondition?)
         async throws(StoreError) -> DefaultsChange {
-        // Defaults of well-known keys must keep their views working too.
-        var values = JSONObject()
-        for member in defaults {
-            guard let key = try? PreferenceKey(member.key) else {
-                throw .internal(reason: "an invalid key reached the store: \(member.key)")
-            }
-            do {
-                values[member.key] = try WellKnownKey.storedForm(of: member.value, for: key)
-            } catch {
-                throw .invalidValue(error)
-            }
-        }
+        let values = try StoreRules.storedDefaults(defaults)
         return try await write { [values] connection in
             guard let claim = try Self.claimEventID(of: profile, creating: Self.createsProfile(precondition), touchingPreferences: true,
                                                     in: connection)

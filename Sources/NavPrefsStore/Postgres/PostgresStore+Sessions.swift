@@ -63,21 +63,7 @@ extension PostgresStore {
         _ edit: @escaping @Sendable (inout NavigationSession) throws(NavigationError) -> SessionEdit<Result>
     ) async throws(StoreError) -> SessionChange<Result> {
         try await write { connection in
-            guard let before = try Self.readSession(id, of: profile, locking: true, in: connection) else {
-                // A condition on a session that does not exist fails as a condition (RFC 9110 §13.1.1).
-                if precondition != nil { throw StoreError.preconditionFailed(current: nil) }
-                throw StoreError.sessionNotFound(id)
-            }
-            if let precondition, !precondition.admits(before.version) {
-                throw StoreError.preconditionFailed(current: before.version)
-            }
-            var session = before.session
-            let outcome: SessionEdit<Result>
-            do throws(NavigationError) {
-                outcome = try edit(&session)
-            } catch {
-                throw StoreError.navigation(error)
-            }
+            let (before, session, outcome) = try StoreRules.edit(try Self.readSession(id, of: profile, locking: true, in: connection), id: id, if: precondition, edit)
             guard let event = outcome.event else {
                 return Written(SessionChange(state: before, result: outcome.result, eventID: nil), event: nil)
             }

@@ -111,22 +111,13 @@ extension SQLiteStore {
     /// Tombstones of ordinary keys kept per profile (their versions matter only while they are recent).
     static let keptTombstones = 1_000
 
-    /// The event a change of `slot` logs: the event of the view the key belongs to.
+    /// The event a change of `slot` logs (see ``StoreRules/event(forChangeOf:removed:profile:version:readSlot:)``).
     private static func event(
         forChangeOf slot: PreferenceSlot, removed: Bool, profile: ProfileName, in connection: SQLiteConnection,
         version: Version? = nil
     ) throws -> ChangeEvent {
-        let version = version ?? slot.version ?? .initial
-        switch WellKnownKey.view(of: slot.key) {
-        case .counter:
-            return .counter(operation: removed ? "remove" : "set", CounterState(profile: profile, slot: slot))
-        case .font:
-            let other = slot.key == WellKnownKey.fontSize ? WellKnownKey.sliderValue : WellKnownKey.fontSize
-            guard let otherSlot = try readSlot(other, of: profile, in: connection) else { throw StoreError.profileNotFound(profile) }
-            let (slider, size) = slot.key == WellKnownKey.sliderValue ? (slot, otherSlot) : (otherSlot, slot)
-            return .refresh(FontState(profile: profile, slider: slider, fontSize: size), changedKeys: [slot.key])
-        case .none:
-            return .preference(profile, key: slot.key, value: removed ? nil : slot.value, visible: slot.value, version: version)
+        try StoreRules.event(forChangeOf: slot, removed: removed, profile: profile, version: version) { key in
+            try readSlot(key, of: profile, in: connection)
         }
     }
 }
