@@ -13,7 +13,7 @@ ARG RUNTIME_IMAGE=debian:bookworm-slim
 FROM ${SWIFT_IMAGE} AS build
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-      libmicrohttpd-dev libsqlite3-dev libjansson-dev libpq-dev pkg-config \
+      libmicrohttpd-dev libsqlite3-dev libjansson-dev libpq-dev libssl-dev pkg-config \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY Package.swift ./
@@ -38,7 +38,7 @@ LABEL org.opencontainers.image.title="navprefs" \
 # Runtime libraries only (the HEALTHCHECK needs no curl) and the unprivileged user.
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-      libmicrohttpd12 libsqlite3-0 libjansson4 libpq5 ca-certificates \
+      libmicrohttpd12 libsqlite3-0 libjansson4 libpq5 libssl3 ca-certificates \
  && rm -rf /var/lib/apt/lists/* \
  && groupadd --system --gid 65532 navprefs \
  && useradd --system --no-log-init --uid 65532 --gid 65532 --home-dir /data --no-create-home \

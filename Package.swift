@@ -26,6 +26,11 @@ let package = Package(
             providers: [.apt(["libpq-dev"])]
         ),
         .systemLibrary(
+            name: "CCrypto",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]
+        ),
+        .systemLibrary(
             name: "CJansson",
             pkgConfig: "jansson",
             providers: [.apt(["libjansson-dev"])]
@@ -36,7 +41,7 @@ let package = Package(
         .target(name: "NavPrefsStore", dependencies: ["NavPrefsCore", "NavPrefsJSON", "CSQLite", "CPostgres"]),
         .target(
             name: "NavPrefsHTTPAPI",
-            dependencies: ["NavPrefsCore", "NavPrefsStore", "NavPrefsJSON", "MicroHTTPServer"]
+            dependencies: ["NavPrefsCore", "NavPrefsStore", "NavPrefsJSON", "MicroHTTPServer", "CCrypto"]
         ),
         .executableTarget(name: "navprefs", dependencies: ["NavPrefsHTTPAPI"]),
 

@@ -20,8 +20,9 @@
 #
 # Checks, one line each, then 'verify-container: N passed, N failed' (exit 0 only if none failed):
 #   hadolint --ignore DL3008; the image builds (docker format, so HEALTHCHECK is kept);
-#   USER is not root; /healthz answers 200 with a named volume at /data; `podman healthcheck
-#   run` is healthy; logs are JSON lines; `podman stop` ends it with exit 0 within the grace
+#   USER is not root; `tokens create --admin` on the volume prints a token (the image listens on
+#   0.0.0.0, so protected mode wants one); /healthz answers 200 with a named volume at /data;
+#   `podman healthcheck run` is healthy; logs are JSON lines; the API answers 401 without the token; `podman stop` ends it with exit 0 within the grace
 #   period; the counter survives a new container on the same volume.
 #
 # Env: SWIFT_TOOLCHAIN (/opt/swift)  VERIFY_CACHE (/var/tmp/navprefs-verify: hadolint venv)
@@ -269,10 +270,15 @@ wait_healthy() {  # wait_healthy: up to 10 s for GET /healthz 200 {"status":"ok"
 }
 http() {  # http METHOD PATH: prints 'STATUS BODY'
     local code
-    code=$(curl -sS -o "$TMP/http.body" -w '%{http_code}' --max-time 5 -X "$1" "http://127.0.0.1:$PORT$2" 2>/dev/null)
+    code=$(curl -sS -o "$TMP/http.body" -w '%{http_code}' --max-time 5 -H "Authorization: Bearer $TOKEN" -X "$1" "http://127.0.0.1:$PORT$2" 2>/dev/null)
     echo "$code $(tr -d '\n' <"$TMP/http.body" 2>/dev/null)"
 }
 json_value() { sed -n 's/.*"value" *: *\(-\{0,1\}[0-9]\{1,\}\).*/\1/p'; }
+
+# 4b. HOST is 0.0.0.0 in the image, so protected mode wants a token: the README's way to make one.
+TOKEN=$(podman run --rm -v "$VOLUME:/data" "$IMAGE" tokens create --admin --label verify-container 2>"$TMP/token.log")
+[[ "$TOKEN" =~ ^npt_[0-9a-f]{12}_[0-9a-f]{64}$ ]]
+check $? "'tokens create --admin' on the volume prints a token ($(grep -o 'token [0-9a-f]* created for [a-z]*' "$TMP/token.log"))"
 
 # 5a. first container: health, health check, logs, two writes, SIGTERM.
 A="$RUN_ID-a"
@@ -298,6 +304,9 @@ assert lines and all(isinstance(json.loads(l), dict) for l in lines)
 PY
 check $? "logs go to stdout as JSON lines ($lines lines, $(grep -c . "$TMP/$A.stderr") on stderr)"
 
+anonymous=$(curl -sS -o /dev/null -w '%{http_code}' --max-time 5 "http://127.0.0.1:$PORT/v1/profiles/ci/counter" 2>/dev/null)
+[ "$anonymous" = 401 ]
+check $? "without the token the API answers 401 (got $anonymous)"
 r1=$(http POST /v1/profiles/ci/counter/increment); r2=$(http POST /v1/profiles/ci/counter/increment)
 say "POST increment x2: ${r1:0:120} | ${r2:0:120}"
 

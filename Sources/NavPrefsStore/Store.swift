@@ -7,7 +7,7 @@ public import NavPrefsJSON
 /// so the log never misses a change and never shows one that did not happen. A write returns
 /// only once it is committed at the store's durability. Implementations: ``SQLiteStore``
 /// (embedded, one process); a PostgreSQL store shares this contract for several instances.
-public protocol Store: Sendable {
+public protocol Store: TokenStore {
     /// The counter of `profile` if the store can answer from memory, without I/O; `nil` when it
     /// must be read with ``counter(of:)``. Lets the HTTP layer answer hot reads on its event loop.
     func cachedCounter(of profile: ProfileName) -> CounterLookup?

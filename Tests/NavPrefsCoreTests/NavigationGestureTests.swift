@@ -285,5 +285,18 @@ struct NavigationGestureTests {
         #expect(throws: NavigationDecodingError.self) {
             try PanGesture(start: .init(x: 1, y: 0), translation: .init(x: .infinity, y: 0), velocity: .init(x: 0, y: 0), width: 400)
         }
+        // Numbers beyond the 64-bit integer range, as openapi.yaml bounds every number of a body.
+        #expect(throws: NavigationDecodingError.self) {
+            try PanGesture(start: .init(x: 5, y: 0), translation: .init(x: 1e300, y: 0), velocity: .init(x: 0, y: 0), width: 390)
+        }
+        #expect(throws: NavigationDecodingError.self) {
+            try PanGesture(start: .init(x: 5, y: 0), translation: .init(x: 0, y: 0), velocity: .init(x: -3.402823466e38, y: 0), width: 390)
+        }
+        #expect(throws: NavigationDecodingError(path: "/width", problem: .invalidValue("must be a finite number within ±\(Int64.max)"))) {
+            try PanGesture(start: .init(x: 5, y: 0), translation: .init(x: 0, y: 0), velocity: .init(x: 0, y: 0), width: 1e300)
+        }
+        #expect(throws: Never.self) {
+            try PanGesture(start: .init(x: 5, y: -9.2e18), translation: .init(x: 9.2e18, y: 0), velocity: .init(x: 0, y: 0), width: 9.2e18)
+        }
     }
 }

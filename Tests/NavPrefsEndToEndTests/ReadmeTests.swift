@@ -36,8 +36,26 @@ struct ReadmeTests {
     static func normalized(_ lines: [String]) -> [String] {
         lines.map { line in
             for header in ["Date: ", "X-Request-ID: "] where line.hasPrefix(header) { return header + "*" }
-            return line.replacing(/[0-9a-f]{32}/, with: "*")
+            return line.replacing(/npt_[0-9a-f]{12}_[0-9a-f]{64}/, with: "npt_*")
+                .replacing(/nps_[0-9]+_[0-9a-f]+_[0-9a-f]{64}/, with: "nps_*")
+                .replacing(/"id":"[0-9a-f]{12}"/, with: #""id":"*""#)
+                .replacing(/"(createdAt|expiresAt)":"[^"]*"/) { #""\#($0.1)":"*""# }
+                .replacing(/[0-9a-f]{32}/, with: "*")
         }
+    }
+
+    /// Tokens the examples printed, for the examples after them: `$ADMIN_TOKEN` (the last admin
+    /// token made), `$TOKEN` and `$TOKEN_ID` (the last profile token), `$STREAM_TOKEN`.
+    static func tokens(in output: String, into environment: inout [String: String]) {
+        if let made = output.firstMatch(of: /"id":"([0-9a-f]{12})","profile":(null|"[^"]*"),"admin":(true|false),.*"token":"(npt_[0-9a-f_]+)"/) {
+            if made.3 == "true" {
+                environment["ADMIN_TOKEN"] = String(made.4)
+            } else {
+                environment["TOKEN"] = String(made.4)
+                environment["TOKEN_ID"] = String(made.1)
+            }
+        }
+        if let stream = output.firstMatch(of: /"token":"(nps_[0-9a-f_]+)"/) { environment["STREAM_TOKEN"] = String(stream.1) }
     }
 
     /// The last session id an example printed: the examples use it as `$SESSION`.
@@ -52,11 +70,12 @@ struct ReadmeTests {
         let scratch = try Scratch()
         defer { scratch.remove() }
         let (service, port) = try await ServiceProcess.start(database: scratch.path("readme.sqlite"))
-        var session = ""
+        var environment = ["SESSION": ""]
         for example in examples {
             let command = example.command.replacingOccurrences(of: "localhost:8080", with: "127.0.0.1:\(port)")
-            let result = try shell(command, environment: ["SESSION": session])
-            session = Self.sessionID(in: result.output) ?? session
+            let result = try shell(command, environment: environment)
+            environment["SESSION"] = Self.sessionID(in: result.output) ?? environment["SESSION"]
+            Self.tokens(in: result.output, into: &environment)
             // A stream example ends by curl's own time limit (`-m`), which curl reports as 28.
             let expectedStatus: Int32 = example.command.hasPrefix("curl -sN -m ") ? 28 : 0
             #expect(result.status == expectedStatus, "\(example.command) exited \(result.status)")

@@ -63,7 +63,7 @@ final class ServiceProcess: Sendable {
             if let line = standardOutput.split(separator: "\n").first(where: {
                 $0.contains("\"msg\":\"listening\"") || $0.contains(" INFO listening ")
             }),
-               let range = line.range(of: #"127\.0\.0\.1:(\d+)"#, options: .regularExpression),
+               let range = line.range(of: #"(127\.0\.0\.1|0\.0\.0\.0):(\d+)"#, options: .regularExpression),
                let port = Int(line[range].split(separator: ":").last ?? "") {
                 return port
             }

@@ -50,6 +50,7 @@ func withApp<T>(
     defer { close(descriptor) }
     let logger = Logger(level: .info, format: .json, sink: LogSink(descriptor: descriptor))
     let app = try NavPrefsApp(configuration, logger: logger)
+    await app.api.startAuthentication()  // as navprefs does before it listens
     try app.start()
     async let serving: Void = app.run()
     let testApp = TestApp(app: app, directory: directory, logPath: logPath)

@@ -21,4 +21,4 @@ ensure_packages() {
 }
 
 # The libraries NavPrefs is built on (Package.swift's systemLibrary targets).
-BUILD_PACKAGES=(libmicrohttpd-dev libsqlite3-dev libjansson-dev libpq-dev pkg-config)
+BUILD_PACKAGES=(libmicrohttpd-dev libsqlite3-dev libjansson-dev libpq-dev libssl-dev pkg-config)

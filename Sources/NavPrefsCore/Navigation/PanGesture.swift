@@ -48,15 +48,19 @@ public struct PanGesture: Sendable, Hashable, StrictJSONDecodable {
     ///   the view (the pan could not have begun there).
     public init(start: Point, translation: Point, velocity: Point, width: Double,
                 layoutDirection: LayoutDirection = .leftToRight) throws(NavigationDecodingError) {
-        guard width > 0, width.isFinite else {
+        // Every number a body holds lies within the 64-bit integer range (openapi.yaml); beyond
+        // it a pan is no measurement of a screen.
+        let limit = 9_223_372_036_854_775_807.0
+        for (name, value) in [("width", width), ("start/x", start.x), ("start/y", start.y), ("translation/x", translation.x),
+                              ("translation/y", translation.y), ("velocity/x", velocity.x), ("velocity/y", velocity.y)]
+        where !(value.isFinite && abs(value) <= limit) {
+            throw NavigationDecodingError(path: "/" + name, problem: .invalidValue("must be a finite number within ±\(Int64.max)"))
+        }
+        guard width > 0 else {
             throw NavigationDecodingError(path: "/width", problem: .invalidValue("the width is above 0 points"))
         }
         guard start.x >= 0, start.x <= width else {
             throw NavigationDecodingError(path: "/start/x", problem: .invalidValue("a pan starts inside the view: 0...width"))
-        }
-        for (name, value) in [("start/y", start.y), ("translation/x", translation.x), ("translation/y", translation.y),
-                              ("velocity/x", velocity.x), ("velocity/y", velocity.y)] where !value.isFinite {
-            throw NavigationDecodingError(path: "/" + name, problem: .invalidValue("must be a finite number"))
         }
         self.start = start
         self.translation = translation

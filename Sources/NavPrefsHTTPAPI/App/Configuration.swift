@@ -20,6 +20,8 @@ public struct Configuration: Sendable, Equatable {
     public var logLevel = Logger.Level.info
     public var logFormat = Logger.Format.json
     public var corsOrigins = CORSPolicy.none
+    /// Serve without tokens on an address other than loopback (Redis' protected mode, turned off).
+    public var allowUnauthenticated = false
     public var sseHeartbeatSeconds = 15
     public var sseRetryMilliseconds = 2_000
     public var sseMaxSubscribers = 10_000
@@ -35,6 +37,11 @@ public struct Configuration: Sendable, Equatable {
         case help
     }
 
+    /// Whether the service can be reached from this machine only: protected mode applies otherwise.
+    public var listensOnLoopbackOnly: Bool {
+        host == "localhost" || host == "::1" || host.hasPrefix("127.")
+    }
+
     public static func parse(arguments: [String], environment: [String: String]) throws(ConfigurationError) -> Command {
         var configuration = Configuration()
         for setting in Setting.all {
@@ -45,6 +52,10 @@ public struct Configuration: Sendable, Equatable {
         var remaining = arguments.dropFirst()[...]
         while let argument = remaining.popFirst() {
             if argument == "--help" || argument == "-h" { return .help }
+            if argument == "--allow-unauthenticated" {  // a switch: the one setting that takes no value
+                configuration.allowUnauthenticated = true
+                continue
+            }
             guard argument.hasPrefix("--") else { throw ConfigurationError("unexpected argument '\(argument)'") }
             let name: Substring, value: String
             if let equals = argument.firstIndex(of: "=") {
@@ -79,6 +90,7 @@ public struct Configuration: Sendable, Equatable {
             navprefs: UserDefaults, NotificationCenter and UINavigationController semantics over HTTP.
 
             usage: navprefs [--option value]...
+                   navprefs tokens create|list|revoke ...   (access tokens; navprefs tokens --help)
 
             Every option can also be set by its environment variable; an option on the command line wins.
 
@@ -223,6 +235,10 @@ struct Setting: Sendable {
                 { $0.eventRetentionSeconds }, { $0.eventRetentionSeconds = $1 }),
         choice("log-level", "LOG_LEVEL", "least severe log lines written", Logger.Level.allCases.map(\.name),
                { Logger.Level(name: $0) }, { $0.logLevel.name }, { $0.logLevel = $1 }),
+        choice("allow-unauthenticated", "ALLOW_UNAUTHENTICATED",
+               "serve with no token stored on an address other than loopback (anyone who reaches it may read and write every profile); the flag alone means true",
+               ["false", "true"], { ["true": true, "false": false, "1": true, "0": false, "yes": true, "no": false][$0] },
+               { String($0.allowUnauthenticated) }, { $0.allowUnauthenticated = $1 }),
         choice("log-format", "LOG_FORMAT", "json (one object per line) or text", Logger.Format.allCases.map(\.rawValue),
                { Logger.Format(rawValue: $0) }, { $0.logFormat.rawValue }, { $0.logFormat = $1 }),
     ]

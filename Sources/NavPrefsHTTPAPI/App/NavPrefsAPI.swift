@@ -14,9 +14,13 @@ public final class NavPrefsAPI: HTTPHandler {
         public var sseRetry: Duration
         public var maxSubscribers: Int
         public var maxSubscribersPerAddress: Int
+        /// Tokens even while none is stored (the service listens beyond loopback); otherwise
+        /// tokens are needed once one exists.
+        public var alwaysRequireTokens: Bool
 
         public init(cors: CORSPolicy = .none, sseHeartbeat: Duration = .seconds(15), sseRetry: Duration = .seconds(2),
-                    maxSubscribers: Int = 10_000, maxSubscribersPerAddress: Int = 256) {
+                    maxSubscribers: Int = 10_000, maxSubscribersPerAddress: Int = 256, alwaysRequireTokens: Bool = false) {
+            self.alwaysRequireTokens = alwaysRequireTokens
             self.cors = cors
             self.sseHeartbeat = sseHeartbeat
             self.sseRetry = sseRetry
@@ -32,6 +36,7 @@ public final class NavPrefsAPI: HTTPHandler {
     let readiness = Readiness()
     let requestMetrics = RequestMetrics()
     let storeErrors = StoreErrorMetrics()
+    let authenticator: Authenticator
 
     public init(store: any Store, logger: Logger, options: Options = Options()) {
         self.logger = logger
@@ -40,6 +45,8 @@ public final class NavPrefsAPI: HTTPHandler {
             maxSubscribers: options.maxSubscribers, maxSubscribersPerAddress: options.maxSubscribersPerAddress,
             heartbeat: options.sseHeartbeat, retry: options.sseRetry))
         let limits = PreferenceLimits()
+        let authenticator = Authenticator(store: store, alwaysRequired: options.alwaysRequireTokens)
+        self.authenticator = authenticator
         router = Router(HealthRoutes(store: store, readiness: readiness).routes
             + MetricsRoutes(requests: requestMetrics, storeErrors: storeErrors, hub: hub).routes
             + CounterRoutes(store: store).routes
@@ -50,8 +57,26 @@ public final class NavPrefsAPI: HTTPHandler {
             + SessionRoutes(store: store).routes
             + StackRoutes(write: SessionWrite(store: store)).routes
             + SessionEditRoutes(write: SessionWrite(store: store)).routes
-            + NavigationBarRoutes(store: store, write: SessionWrite(store: store)).routes)
+            + NavigationBarRoutes(store: store, write: SessionWrite(store: store)).routes
+            + TokenRoutes(store: store, authenticator: authenticator).routes)
     }
+
+    /// Learns whether tokens exist (so whether requests need one), then keeps learning it every
+    /// few seconds while this API lives: tokens made elsewhere (another instance, the command
+    /// line) turn authentication on here too.
+    public func startAuthentication() async {
+        await authenticator.refresh()
+        Task { [weak authenticator] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: Authenticator.cacheTTL)
+                guard let authenticator else { return }
+                await authenticator.refresh()
+            }
+        }
+    }
+
+    /// Whether any token was stored at the last look (see ``startAuthentication()``).
+    public var tokensExist: Bool { authenticator.hasTokens }
 
     /// Event streams open right now.
     public var subscriberCount: Int { hub.subscriberCount }
@@ -88,10 +113,24 @@ public final class NavPrefsAPI: HTTPHandler {
             let routed = APIRequest(http: request, template: route.template, parameterNames: route.parameterNames,
                                     parameterValues: parameters)
             let result: APIResult
-            do {
-                result = try route.handler(routed)
-            } catch {
+            switch authenticator.decide(routed) {
+            case .allow:
+                do {
+                    result = try route.handler(routed)
+                } catch {
+                    return .immediate(finish(answer(error, request, requestID), request, route: route.template, requestID))
+                }
+            case .deny(let error):
                 return .immediate(finish(answer(error, request, requestID), request, route: route.template, requestID))
+            case .check(let check):
+                // The token is not cached: the route runs once the store has vouched for it.
+                result = .deferred { () async throws(APIError) -> HTTPResponse in
+                    if let error = await check() { throw error }
+                    switch try route.handler(routed) {
+                    case .immediate(let response): return response
+                    case .deferred(let work): return try await work()
+                    }
+                }
             }
             switch result {
             case .immediate(let response):

@@ -15,24 +15,14 @@ public final class NavPrefsApp: Sendable {
     public init(_ configuration: Configuration, logger: Logger) throws(StoreError) {
         self.configuration = configuration
         self.logger = logger
-        switch configuration.database {
-        case .sqlite(let path):
-            store = try SQLiteStore(.init(
-                path: path, durability: configuration.sqliteSynchronous,
-                eventRetentionCount: configuration.eventRetentionCount,
-                eventRetentionAge: .seconds(configuration.eventRetentionSeconds)))
-        case .postgres(let url):
-            store = try PostgresStore(.init(
-                url: url, poolSize: configuration.postgresPoolSize,
-                eventRetentionCount: configuration.eventRetentionCount,
-                eventRetentionAge: .seconds(configuration.eventRetentionSeconds)))
-        }
+        store = try Self.openStore(configuration)
         api = NavPrefsAPI(store: store, logger: logger, options: .init(
             cors: configuration.corsOrigins,
             sseHeartbeat: .seconds(configuration.sseHeartbeatSeconds),
             sseRetry: .milliseconds(configuration.sseRetryMilliseconds),
             maxSubscribers: configuration.sseMaxSubscribers,
-            maxSubscribersPerAddress: configuration.sseMaxSubscribersPerIP))
+            maxSubscribersPerAddress: configuration.sseMaxSubscribersPerIP,
+            alwaysRequireTokens: !configuration.listensOnLoopbackOnly && !configuration.allowUnauthenticated))
         server = HTTPServer(
             configuration: ServerConfiguration(
                 host: configuration.host,
@@ -49,6 +39,22 @@ public final class NavPrefsApp: Sendable {
                     || message.contains("Broken pipe") || message.contains("closed by remote")
                 logger.log(routine ? .debug : .warning, "libmicrohttpd", [("message", .string(message))])
             })
+    }
+
+    /// The store `configuration` names, opened (created and migrated if needed).
+    static func openStore(_ configuration: Configuration) throws(StoreError) -> any Store {
+        switch configuration.database {
+        case .sqlite(let path):
+            try SQLiteStore(.init(
+                path: path, durability: configuration.sqliteSynchronous,
+                eventRetentionCount: configuration.eventRetentionCount,
+                eventRetentionAge: .seconds(configuration.eventRetentionSeconds)))
+        case .postgres(let url):
+            try PostgresStore(.init(
+                url: url, poolSize: configuration.postgresPoolSize,
+                eventRetentionCount: configuration.eventRetentionCount,
+                eventRetentionAge: .seconds(configuration.eventRetentionSeconds)))
+        }
     }
 
     /// Starts listening; ``port`` is the bound port afterwards.

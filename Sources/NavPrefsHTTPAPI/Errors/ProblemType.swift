@@ -34,13 +34,18 @@ public enum ProblemType: String, Sendable, CaseIterable {
     case storageUnavailable = "storage-unavailable"
     case shuttingDown = "shutting-down"
     case internalError = "internal-error"
+    case unauthorized = "unauthorized"
+    case forbidden = "forbidden"
+    case tokenNotFound = "token-not-found"
 
     /// The `type` member: a URN, stable and not meant to be dereferenced.
     public var uri: String { "urn:navprefs:problem:" + rawValue }
 
     public var status: Int {
         switch self {
-        case .notFound, .profileNotFound, .preferenceNotFound, .sessionNotFound, .screenNotFound: 404
+        case .notFound, .profileNotFound, .preferenceNotFound, .sessionNotFound, .screenNotFound, .tokenNotFound: 404
+        case .unauthorized: 401
+        case .forbidden: 403
         case .invalidNavigation, .duplicateScreens: 422
         case .tooManySessions, .screenAlreadyOnStack, .screenNotOnStack, .stackFull, .screenIsPresented, .screenOnStack,
              .alreadyPresenting: 409
@@ -93,6 +98,9 @@ public enum ProblemType: String, Sendable, CaseIterable {
         case .storageUnavailable: "Storage unavailable"
         case .shuttingDown: "Server shutting down"
         case .internalError: "Internal server error"
+        case .unauthorized: "Authentication required"
+        case .forbidden: "Not allowed with this token"
+        case .tokenNotFound: "Token not found"
         }
     }
 }

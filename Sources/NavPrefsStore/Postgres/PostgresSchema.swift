@@ -67,6 +67,19 @@ enum PostgresSchema {
             -- `default` always exists and reads as a fresh profile.
             INSERT INTO profiles (name, created_at) VALUES ('default', \(nowMilliseconds));
             """),
+        (2, "access tokens (hashes only) and shared secrets", """
+            CREATE TABLE tokens (
+                id         text   PRIMARY KEY,
+                hash       text   NOT NULL,
+                profile    text,               -- NULL: an admin token
+                label      text   NOT NULL,
+                created_at bigint NOT NULL
+            );
+            CREATE TABLE secrets (
+                name  text PRIMARY KEY,
+                value text NOT NULL
+            );
+            """),
     ]
 
     static var latestVersion: Int { migrations.last?.version ?? 0 }

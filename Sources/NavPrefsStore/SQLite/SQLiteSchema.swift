@@ -92,6 +92,19 @@ enum SQLiteSchema {
                 PRIMARY KEY (profile, id)
             ) STRICT, WITHOUT ROWID;
             """),
+        (5, "access tokens (hashes only) and shared secrets", """
+            CREATE TABLE tokens (
+                id         TEXT    PRIMARY KEY,
+                hash       TEXT    NOT NULL,
+                profile    TEXT,               -- NULL: an admin token
+                label      TEXT    NOT NULL,
+                created_at INTEGER NOT NULL
+            ) STRICT, WITHOUT ROWID;
+            CREATE TABLE secrets (
+                name  TEXT PRIMARY KEY,
+                value TEXT NOT NULL
+            ) STRICT, WITHOUT ROWID;
+            """),
     ]
 
     static var latestVersion: Int { migrations.last?.version ?? 0 }

@@ -1,0 +1,64 @@
+import NavPrefsCore
+import NavPrefsStore
+
+/// Bearer tokens: `npt_<id>_<secret>`, 12 hex characters of public id and 64 of secret (32
+/// random bytes). The store keeps the id and the SHA-256 of the whole token; the token itself is
+/// shown once, when it is made.
+enum AccessToken {
+    static let prefix = "npt_"
+
+    /// A new token for `profile` (`nil`: admin) and the record to store for it.
+    static func make(profile: ProfileName?, label: String, now: Int64) -> (token: String, record: TokenRecord)? {
+        guard let idBytes = Crypto.randomBytes(6), let secretBytes = Crypto.randomBytes(32) else { return nil }
+        let id = Crypto.hex(idBytes)
+        let token = prefix + id + "_" + Crypto.hex(secretBytes)
+        return (token, TokenRecord(id: id, hash: Crypto.sha256Hex(token), profile: profile, label: label, createdAt: now))
+    }
+
+    /// The id a well-formed token carries, or `nil` for anything else (then no lookup is made).
+    static func id(of token: String) -> String? {
+        let bytes = Array(token.utf8)
+        // "npt_" + 12 hex + "_" + 64 hex
+        guard bytes.count == 4 + 12 + 1 + 64, token.hasPrefix(prefix), bytes[16] == UInt8(ascii: "_") else { return nil }
+        let isHex = { (byte: UInt8) in (byte >= 48 && byte <= 57) || (byte >= 97 && byte <= 102) }
+        guard bytes[4..<16].allSatisfy(isHex), bytes[17...].allSatisfy(isHex) else { return nil }
+        return String(decoding: bytes[4..<16], as: UTF8.self)
+    }
+
+    /// Whether `token` is the one `record` was made for (constant-time on the hashes).
+    static func matches(_ token: String, _ record: TokenRecord) -> Bool {
+        Crypto.constantTimeEqual(Crypto.sha256Hex(token), record.hash)
+    }
+}
+
+/// Short-lived tokens for event streams, which browsers' EventSource opens without headers:
+/// `nps_<expiry>_<profile hex>_<hmac>`, signed with a key all instances share (kept in the
+/// store), valid for one profile's events until `expiry` (seconds since 1970).
+enum StreamToken {
+    static let prefix = "nps_"
+    static let lifetimeSeconds: Int64 = 900
+
+    static func make(profile: ProfileName, expiry: Int64, key: String) -> String {
+        let body = "\(expiry)_" + Crypto.hex(Array(profile.rawValue.utf8))
+        return prefix + body + "_" + Crypto.hmacSHA256Hex(key: key, body)
+    }
+
+    /// The profile `token` was issued for, if its signature holds and it has not expired.
+    static func profile(of token: String, key: String, now: Int64) -> ProfileName? {
+        guard token.hasPrefix(prefix) else { return nil }
+        let parts = token.dropFirst(prefix.count).split(separator: "_", omittingEmptySubsequences: false)
+        guard parts.count == 3, let expiry = Int64(parts[0]), expiry >= now, parts[1].count % 2 == 0, parts[1].count <= 512
+        else { return nil }
+        let body = "\(parts[0])_\(parts[1])"
+        guard Crypto.constantTimeEqual(Crypto.hmacSHA256Hex(key: key, body), String(parts[2])) else { return nil }
+        var bytes: [UInt8] = []
+        var index = parts[1].startIndex
+        while index < parts[1].endIndex {
+            let next = parts[1].index(index, offsetBy: 2)
+            guard let byte = UInt8(parts[1][index..<next], radix: 16) else { return nil }
+            bytes.append(byte)
+            index = next
+        }
+        return try? ProfileName(String(decoding: bytes, as: UTF8.self))
+    }
+}

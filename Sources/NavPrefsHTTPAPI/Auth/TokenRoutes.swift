@@ -1,0 +1,140 @@
+import Foundation
+import MicroHTTPServer
+import NavPrefsCore
+import NavPrefsJSON
+import NavPrefsStore
+
+/// The admin API for access tokens, and short-lived stream tokens for browsers:
+/// - `POST /v1/admin/tokens` `{"profile": "ana"}` or `{"admin": true}`, optional `"label"`:
+///   201 with the token, shown this once;
+/// - `GET /v1/admin/tokens`: every token's id, scope, label and creation time (never a secret);
+/// - `DELETE /v1/admin/tokens/{id}`: 204, the token stops working at once here and within
+///   ``Authenticator/cacheTTL`` on other instances;
+/// - `POST /v1/profiles/{profile}/events/token`: 201 with a stream token for that profile's
+///   events, valid for ``StreamToken/lifetimeSeconds``, also set as an HttpOnly cookie scoped to
+///   the stream's path, since EventSource cannot send an Authorization header.
+/// While no token exists (open mode, loopback only) these routes are open too, so that the
+/// first token can be made over the API; from then on only an admin token may use `/v1/admin`.
+struct TokenRoutes {
+    let store: any Store
+    let authenticator: Authenticator
+
+    static let maxLabel = 200
+
+    var routes: [Route] {
+        [
+            Route("POST", "/v1/admin/tokens", create),
+            Route("GET", "/v1/admin/tokens", list),
+            Route("DELETE", "/v1/admin/tokens/{id}", revoke),
+            Route("POST", "/v1/profiles/{profile}/events/token", streamToken),
+        ]
+    }
+
+    private func create(_ request: APIRequest) throws(APIError) -> APIResult {
+        let body = try JSONBody.object(of: request.http, allowed: ["profile", "admin", "label"], required: true) ?? [:]
+        let profile: ProfileName?
+        switch (body["profile"], body["admin"]) {
+        case (.string(let name)?, nil), (.string(let name)?, .bool(false)?):
+            do {
+                profile = try ProfileName(name)
+            } catch {
+                throw APIError(.invalidProfileName, "'\(name.prefix(80))' is not a valid profile name: \(error).",
+                               extensions: ["pointer": .string("/profile")])
+            }
+        case (nil, .bool(true)?):
+            profile = nil
+        default:
+            throw APIError(.invalidBody, "Give either 'profile' (a profile name) or 'admin': true.")
+        }
+        let label: String
+        switch body["label"] {
+        case nil: label = ""
+        case .string(let text)? where Self.isValidLabel(text):
+            label = text
+        default:
+            throw APIError(.invalidBody, "'label' is text of at most \(Self.maxLabel) code points, without control characters.",
+                           extensions: ["pointer": .string("/label")])
+        }
+        guard let made = AccessToken.make(profile: profile, label: label, now: Int64(Date().timeIntervalSince1970 * 1000)) else {
+            throw APIError(.internalError, "The server cannot make random tokens.")
+        }
+        let (store, authenticator) = (self.store, self.authenticator)
+        return .deferred { () async throws(APIError) -> HTTPResponse in
+            try await fromStore { () async throws(StoreError) in try await store.createToken(made.record) }
+            authenticator.created(made.record)
+            var body = Self.describe(made.record)
+            body.add("token", made.token)
+            var response = JSONResponse.make(body, version: nil)
+            response.status = 201
+            response.headers.add("Cache-Control", "no-store")
+            return response
+        }
+    }
+
+    private func list(_ request: APIRequest) throws(APIError) -> APIResult {
+        let store = self.store
+        return .deferred { () async throws(APIError) -> HTTPResponse in
+            let tokens = try await fromStore { () async throws(StoreError) in try await store.tokens() }
+            let items = tokens.map { Self.describe($0).json }.joined(separator: ",")
+            var body = JSONObjectBuilder()
+            body.add("tokens", json: "[" + items + "]")
+            return JSONResponse.make(body, version: nil)
+        }
+    }
+
+    private func revoke(_ request: APIRequest) throws(APIError) -> APIResult {
+        let id = request.parameter("id")
+        let (store, authenticator) = (self.store, self.authenticator)
+        return .deferred { () async throws(APIError) -> HTTPResponse in
+            guard try await fromStore({ () async throws(StoreError) in try await store.revokeToken(id: id) }) else {
+                throw APIError(.tokenNotFound, "No token has the id '\(id.prefix(80))'.")
+            }
+            authenticator.revoked(id)
+            return HTTPResponse(status: 204)
+        }
+    }
+
+    private func streamToken(_ request: APIRequest) throws(APIError) -> APIResult {
+        let profile = try request.profile()
+        let authenticator = self.authenticator
+        return .deferred { () async throws(APIError) -> HTTPResponse in
+            let key = try await authenticator.streamKey()
+            let expiry = Int64(Date().timeIntervalSince1970) + StreamToken.lifetimeSeconds
+            let token = StreamToken.make(profile: profile, expiry: expiry, key: key)
+            var body = JSONObjectBuilder()
+            body.add("profile", profile.rawValue)
+            body.add("token", token)
+            body.add("expiresAt", Self.timestamp(milliseconds: expiry * 1000))
+            var response = JSONResponse.make(body, version: nil)
+            response.status = 201
+            response.headers.add("Cache-Control", "no-store")
+            let path = "/v1/profiles/" + (profile.rawValue.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? "") + "/events"
+            response.headers.add("Set-Cookie", "\(Authenticator.streamCookie)=\(token); Path=\(path); Max-Age=\(StreamToken.lifetimeSeconds); HttpOnly; SameSite=Lax")
+            return response
+        }
+    }
+
+    /// At most ``maxLabel`` code points (as every length limit of the service counts), none a
+    /// control character: a label is shown in lists and terminals.
+    static func isValidLabel(_ text: String) -> Bool {
+        text.unicodeScalars.count <= maxLabel && !text.unicodeScalars.contains { $0.properties.generalCategory == .control }
+    }
+
+    /// A token as listed: never its secret or hash.
+    private static func describe(_ record: TokenRecord) -> JSONObjectBuilder {
+        var body = JSONObjectBuilder()
+        body.add("id", record.id)
+        if let profile = record.profile { body.add("profile", profile.rawValue) } else { body.addNull("profile") }
+        body.add("admin", record.profile == nil)
+        body.add("label", record.label)
+        body.add("createdAt", timestamp(milliseconds: record.createdAt))
+        return body
+    }
+
+    /// RFC 3339 in UTC with milliseconds, like the event stream's timestamps.
+    static func timestamp(milliseconds: Int64) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.string(from: Date(timeIntervalSince1970: Double(milliseconds) / 1000))
+    }
+}
