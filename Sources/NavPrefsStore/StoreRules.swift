@@ -38,6 +38,15 @@ enum StoreRules {
         return .counter(.outOfRange(current: current.counter.value, operation: operation))
     }
 
+    /// `value` as stored under `key`: well-known keys keep their views working (`numIndex` an integer...).
+    static func storedValue(_ value: JSONValue, for key: PreferenceKey) throws(StoreError) -> JSONValue {
+        do {
+            return try WellKnownKey.storedForm(of: value, for: key)
+        } catch {
+            throw .invalidValue(error)
+        }
+    }
+
     /// Registered defaults as stored: defaults of well-known keys must keep their views working too.
     static func storedDefaults(_ defaults: JSONObject) throws(StoreError) -> JSONObject {
         var values = JSONObject()
@@ -45,11 +54,7 @@ enum StoreRules {
             guard let key = try? PreferenceKey(member.key) else {
                 throw .internal(reason: "an invalid key reached the store: \(member.key)")
             }
-            do {
-                values[member.key] = try WellKnownKey.storedForm(of: member.value, for: key)
-            } catch {
-                throw .invalidValue(error)
-            }
+            values[member.key] = try storedValue(member.value, for: key)
         }
         return values
     }

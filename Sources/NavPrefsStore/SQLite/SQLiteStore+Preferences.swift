@@ -32,12 +32,7 @@ extension SQLiteStore {
 
     public func setPreference(_ value: JSONValue, for key: PreferenceKey, of profile: ProfileName, if precondition: WritePrecondition?)
         async throws(StoreError) -> PreferenceChange {
-        let stored: JSONValue
-        do {
-            stored = try WellKnownKey.storedForm(of: value, for: key)
-        } catch {
-            throw .invalidValue(error)
-        }
+        let stored = try StoreRules.storedValue(value, for: key)
         let limit = options.maxPreferencesPerProfile
         let cache = counters
         return try await writer.write { context in
