@@ -51,7 +51,7 @@ let package = Package(
         .testTarget(name: "NavPrefsJSONTests", dependencies: ["NavPrefsJSON"]),
         .testTarget(name: "NavPrefsCoreTests", dependencies: ["NavPrefsCore", "NavPrefsJSON"]),
         .testTarget(name: "MicroHTTPServerTests", dependencies: ["MicroHTTPServer", "HTTPTestClient"]),
-        .testTarget(name: "NavPrefsStoreTests", dependencies: ["NavPrefsStore", "NavPrefsCore"]),
+        .testTarget(name: "NavPrefsStoreTests", dependencies: ["NavPrefsStore", "NavPrefsCore", "HTTPTestClient"]),
         .testTarget(
             name: "NavPrefsHTTPAPITests",
             dependencies: ["NavPrefsHTTPAPI", "NavPrefsStore", "NavPrefsCore", "NavPrefsJSON", "MicroHTTPServer", "HTTPTestClient"],

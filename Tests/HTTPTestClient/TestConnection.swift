@@ -26,20 +26,20 @@ public final class TestConnection: @unchecked Sendable {
             let bound = withUnsafePointer(to: &local) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
             }
-            guard bound == 0 else { Glibc.close(socket); throw TestClientError.system("bind", errno) }
+            guard bound == 0 else { throw TestClientError.system("bind", errno) }
         }
         var remote = try Self.address(host, port: port)
         let connected = withUnsafePointer(to: &remote) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard connected == 0 else {
-            let code = errno
-            Glibc.close(socket)
-            throw TestClientError.system("connect", code)
-        }
+        guard connected == 0 else { throw TestClientError.system("connect", errno) }
     }
 
-    deinit { Glibc.close(socket) }
+    /// The only place the socket is closed: a class whose initializer throws once every stored
+    /// property is set is deinitialized too, so closing it in `init` as well closed it twice, and
+    /// the second close hit whatever had reused the number (another test's database, a server's
+    /// socket).
+    deinit { if socket >= 0 { Glibc.close(socket) } }
 
     private static func address(_ host: String, port: Int) throws -> sockaddr_in {
         var address = sockaddr_in()

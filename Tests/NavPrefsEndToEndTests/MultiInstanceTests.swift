@@ -99,7 +99,7 @@ struct MultiInstanceTests {
 
     private func outage(of cluster: String, url: String) async throws {
         let (service, port) = try await ServiceProcess.start(url: url)
-        defer { if service.process.isRunning { service.send(SIGKILL) } }
+        defer { service.send(SIGKILL) }
         #expect(try await TestHTTP.request(port: port, "POST", "/v1/profiles/o/counter/increment").status == 200)
         let stream = try await SSEClient.open(port: port, path: "/v1/profiles/o/events?last_event_id=1")
         _ = try await stream.next()
@@ -180,21 +180,11 @@ enum PostgresServer {
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("navprefs-postgres-sh-\(UUID().uuidString).log")
         defer { try? FileManager.default.removeItem(at: log) }
         let status = try await onOwnThread {
-            _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-            let output = try FileHandle(forWritingTo: log)
-            defer { try? output.close() }
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/bin/bash")
-            process.arguments = [script] + arguments
-            process.standardInput = FileHandle.nullDevice
-            process.standardOutput = output
-            process.standardError = output
-            try process.run()
-            // Reap it here: Foundation's own monitor was seen to leave this child a zombie
-            // (the postmaster it started is still running), and waitUntilExit then never returns.
-            var status: Int32 = 0
-            while waitpid(process.processIdentifier, &status, 0) == -1 && errno == EINTR {}
-            return (status >> 8) & 0xFF
+            let descriptor = open(log.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+            guard descriptor >= 0 else { throw ChildProcessError.spawn(errno) }
+            defer { close(descriptor) }
+            return try ChildProcess("/bin/bash", [script] + arguments, environment: ProcessInfo.processInfo.environment,
+                                    output: descriptor, errors: descriptor).wait()
         }
         let output = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
         try #require(status == 0, "postgres.sh \(arguments.joined(separator: " ")) failed: \(output)")

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTestClient
 import Synchronization
 
 /// The real `navprefs` executable, started as a child process.
@@ -13,33 +14,40 @@ final class ServiceProcess: Sendable {
         return root.appendingPathComponent(".build/debug/navprefs")
     }()
 
-    let process: Process
-    private let output = Mutex<String>("")
-    private let errors = Mutex<String>("")
-    private let pipes: (stdout: FileHandle, stderr: FileHandle)
+    let process: ChildProcess
+    /// What the child wrote, filled by two reader threads (which hold this, not the service).
+    private final class Captured: Sendable {
+        let output = Mutex<String>("")
+        let errors = Mutex<String>("")
+        /// How many of the two reader threads have reached the end of their pipe.
+        let drained = Atomic<Int>(0)
+    }
+    private let captured = Captured()
 
     /// Starts `navprefs` with `arguments`; does not wait for it to listen.
     init(_ arguments: [String], environment: [String: String] = [:]) throws {
-        process = Process()
-        process.executableURL = Self.binary
-        process.arguments = arguments
         var merged = ProcessInfo.processInfo.environment
         for key in ["HOST", "PORT", "DATABASE_URL", "SQLITE_SYNCHRONOUS", "LOG_LEVEL", "LOG_FORMAT"] { merged[key] = nil }
         merged.merge(environment) { $1 }
-        process.environment = merged
-        let stdout = Pipe(), stderr = Pipe()
-        pipes = (stdout.fileHandleForReading, stderr.fileHandleForReading)
-        process.standardOutput = stdout
-        process.standardError = stderr
-        stdout.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            let data = handle.availableData
-            self?.output.withLock { $0 += String(decoding: data, as: UTF8.self) }
+        let stdout = try closeOnExecPipe(), stderr = try closeOnExecPipe()
+        do {
+            process = try ChildProcess(Self.binary.path, arguments, environment: merged, output: stdout.write, errors: stderr.write)
+        } catch {
+            for descriptor in [stdout.read, stdout.write, stderr.read, stderr.write] { close(descriptor) }
+            throw error
         }
-        stderr.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            let data = handle.availableData
-            self?.errors.withLock { $0 += String(decoding: data, as: UTF8.self) }
+        close(stdout.write)
+        close(stderr.write)
+        // One thread per pipe reads until the child's end closes it.
+        for (descriptor, isError) in [(stdout.read, false), (stderr.read, true)] {
+            Thread { [captured] in
+                readToEnd(descriptor) { data in
+                    let text = String(decoding: data, as: UTF8.self)
+                    if isError { captured.errors.withLock { $0 += text } } else { captured.output.withLock { $0 += text } }
+                }
+                captured.drained.add(1, ordering: .releasing)
+            }.start()
         }
-        try process.run()
     }
 
     /// Starts a service on a free port and waits until it listens.
@@ -54,8 +62,8 @@ final class ServiceProcess: Sendable {
         return (service, port)
     }
 
-    var standardOutput: String { output.withLock { $0 } }
-    var standardError: String { errors.withLock { $0 } }
+    var standardOutput: String { captured.output.withLock { $0 } }
+    var standardError: String { captured.errors.withLock { $0 } }
 
     /// The port from the `listening` log line (within ten seconds).
     func listeningPort() async throws -> Int {
@@ -73,8 +81,6 @@ final class ServiceProcess: Sendable {
         throw ServiceError.didNotListen(output: standardOutput + standardError)
     }
 
-    func send(_ signal: Int32) { kill(process.processIdentifier, signal) }
-
     /// Waits for the process to exit; returns its status, or `nil` after `timeout`.
     func waitForExit(timeout: Duration = .seconds(15)) async -> Int32? {
         let deadline = ContinuousClock.now + timeout
@@ -82,17 +88,18 @@ final class ServiceProcess: Sendable {
             guard ContinuousClock.now < deadline else { return nil }
             try? await Task.sleep(for: .milliseconds(10))
         }
-        // Collect what the handlers have not delivered yet.
-        pipes.stdout.readabilityHandler = nil
-        pipes.stderr.readabilityHandler = nil
-        let restOut = pipes.stdout.readDataToEndOfFile(), restErr = pipes.stderr.readDataToEndOfFile()
-        output.withLock { $0 += String(decoding: restOut, as: UTF8.self) }
-        errors.withLock { $0 += String(decoding: restErr, as: UTF8.self) }
-        return process.terminationStatus
+        // Everything it wrote: both readers reach the end of their pipes once it has exited.
+        let readDeadline = ContinuousClock.now + .seconds(5)
+        while captured.drained.load(ordering: .acquiring) < 2 && ContinuousClock.now < readDeadline {
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        return process.exitStatus
     }
 
+    func send(_ signal: Int32) { process.signal(signal) }
+
     deinit {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.signal(SIGKILL)
     }
 }
 
@@ -118,14 +125,5 @@ struct Scratch {
 
 /// Runs a command line through /bin/sh and returns its exit status and standard output.
 func shell(_ command: String, environment: [String: String] = [:]) throws -> (status: Int32, output: String) {
-    let process = Process()
-    let output = Pipe()
-    process.executableURL = URL(fileURLWithPath: "/bin/sh")
-    process.arguments = ["-c", command]
-    process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, added in added }
-    process.standardOutput = output
-    try process.run()
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    try runToEnd("/bin/sh", ["-c", command], environment: ProcessInfo.processInfo.environment.merging(environment) { _, added in added })
 }

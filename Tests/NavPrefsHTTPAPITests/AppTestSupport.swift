@@ -47,8 +47,9 @@ func withApp<T>(
     configure(&configuration)
     let logPath = directory.appendingPathComponent("log.jsonl").path
     let descriptor = open(logPath, O_WRONLY | O_CREAT | O_APPEND, 0o644)
-    defer { close(descriptor) }
-    let logger = Logger(level: .info, format: .json, sink: LogSink(descriptor: descriptor))
+    // The sink closes the descriptor when it goes away: its flusher thread may still write after
+    // this function returns, and a descriptor closed here could by then belong to another test.
+    let logger = Logger(level: .info, format: .json, sink: LogSink(descriptor: descriptor, closesDescriptor: true))
     let app = try NavPrefsApp(configuration, logger: logger)
     await app.api.startAuthentication()  // as navprefs does before it listens
     try app.start()

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTestClient
 import NavPrefsCore
 @testable import NavPrefsStore
 import Synchronization
@@ -12,27 +13,27 @@ struct PostgresStoreTests {
     /// Two stores on one fresh database: two instances of the service.
     func withInstances<T>(_ settings: StoreSettings = StoreSettings(), urlB: ((TestDatabase) throws -> String)? = nil,
                           _ body: (PostgresStore, PostgresStore, TestDatabase) async throws -> T) async throws -> T {
-        // Connecting, migrating, creating and dropping block: on threads of their own (see offThePool).
-        let database = try await offThePool { try TestDatabase(.postgres) }
+        // Connecting, migrating, creating and dropping block: on threads of their own (see onOwnThread).
+        let database = try await onOwnThread { try TestDatabase(.postgres) }
         let a: PostgresStore, b: PostgresStore
         do {
             let urlOfB = try urlB?(database) ?? database.url
-            a = try await offThePool { try PostgresStore(.init(url: database.url, poolSize: settings.poolSize)) }
+            a = try await onOwnThread { try PostgresStore(.init(url: database.url, poolSize: settings.poolSize)) }
             do {
-                b = try await offThePool { try PostgresStore(.init(url: urlOfB, poolSize: settings.poolSize)) }
+                b = try await onOwnThread { try PostgresStore(.init(url: urlOfB, poolSize: settings.poolSize)) }
             } catch {
                 await a.close()
                 throw error
             }
         } catch {
-            await offThePool { database.remove() }
+            _ = try? await onOwnThread { database.remove() }
             throw error
         }
         let result: Result<T, any Error>
         do { result = .success(try await body(a, b, database)) } catch { result = .failure(error) }
         await a.close()
         await b.close()
-        await offThePool { database.remove() }
+        _ = try? await onOwnThread { database.remove() }
         return try result.get()
     }
 
@@ -197,10 +198,10 @@ struct PostgresStoreTests {
 
     @Test("instances starting together migrate once, under the advisory lock")
     func concurrentMigrations() async throws {
-        let database = try await offThePool { try TestDatabase(.postgres) }
+        let database = try await onOwnThread { try TestDatabase(.postgres) }
         defer { database.remove() }
         let stores = try await withThrowingTaskGroup(of: PostgresStore.self) { group in
-            for _ in 0..<3 { group.addTask { try await offThePool { try PostgresStore(.init(url: database.url, poolSize: 1)) } } }
+            for _ in 0..<3 { group.addTask { try await onOwnThread { try PostgresStore(.init(url: database.url, poolSize: 1)) } } }
             return try await group.reduce(into: [PostgresStore]()) { $0.append($1) }
         }
         for store in stores { #expect(try await store.counter(of: .default) == .fresh(.default)) }

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTestClient
 import NavPrefsCore
 @testable import NavPrefsStore
 import Synchronization
@@ -118,33 +119,21 @@ func withStore<T>(
 ) async throws -> T {
     // Creating, migrating and dropping a PostgreSQL database block for tens of milliseconds:
     // on threads of their own, so that parallel tests keep the cooperative pool.
-    let database = try await offThePool { try TestDatabase(kind) }
+    let database = try await onOwnThread { try TestDatabase(kind) }
     let store: any Store
     do {
-        store = try await offThePool { try database.open(settings) }
+        store = try await onOwnThread { try database.open(settings) }
     } catch {
-        await offThePool { database.remove() }
+        _ = try? await onOwnThread { database.remove() }
         throw error
     }
     let result: Result<T, any Error>
     do { result = .success(try await body(store, database)) } catch { result = .failure(error) }
     await store.close()
-    await offThePool { database.remove() }
+    _ = try? await onOwnThread { database.remove() }
     return try result.get()
 }
 
-/// Runs blocking `body` on a thread of its own and waits for it without holding a pool thread.
-func offThePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        Thread { continuation.resume(with: Result { try body() }) }.start()
-    }
-}
-
-func offThePool(_ body: @escaping @Sendable () -> Void) async {
-    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-        Thread { body(); continuation.resume() }.start()
-    }
-}
 
 /// Opens a SQLite store on a fresh file for `body`, closes it and removes the file after.
 @discardableResult
@@ -189,15 +178,7 @@ func step(_ amount: Int64) -> CounterStep {
 
 /// Runs Debian's sqlite3 shell on `path` (an independent reader of the file) and returns its output.
 func sqlite3(_ path: String, _ sql: String) throws -> String {
-    let process = Process()
-    let output = Pipe()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-    process.arguments = [path, sql]
-    process.standardOutput = output
-    try process.run()
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return String(decoding: data, as: UTF8.self)
+    try runToEnd("/usr/bin/sqlite3", [path, sql], environment: ProcessInfo.processInfo.environment).output
 }
 
 /// A value tasks of a test share.

@@ -17,9 +17,20 @@ public final class LogSink: Sendable {
     private let writing = Mutex<Void>(())
     private let flushThreshold = 64 << 10
     private let flusherStarted = Atomic<Bool>(false)
+    private let closesDescriptor: Bool
 
-    public init(descriptor: Int32) {
+    /// - Parameter closesDescriptor: close `descriptor` when the sink goes away. A caller that
+    ///   closed it itself could not know the flusher thread is done with it: a late batch would
+    ///   then go to whatever file reused the number (in tests: another test's database).
+    public init(descriptor: Int32, closesDescriptor: Bool = false) {
         self.descriptor = descriptor
+        self.closesDescriptor = closesDescriptor
+    }
+
+    deinit {
+        // The flusher holds the sink weakly: once this runs, nothing writes to the descriptor.
+        flush()
+        if closesDescriptor { close(descriptor) }
     }
 
     func write(_ line: [UInt8], urgent: Bool) {
