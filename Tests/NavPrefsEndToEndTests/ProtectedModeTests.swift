@@ -22,7 +22,8 @@ struct ProtectedModeTests {
         let scratch = try Scratch()
         defer { scratch.remove() }
         let (service, port) = try await ServiceProcess.start(database: scratch.path("p.sqlite"),
-                                                             extra: ["--host", "0.0.0.0", "--allow-unauthenticated"])
+                                                             // The switch takes no value: the flag after it is read as a flag.
+                                                             extra: ["--allow-unauthenticated", "--host", "0.0.0.0"])
         #expect(try await TestHTTP.request(port: port, "POST", "/v1/profiles/x/counter/increment").status == 200)
         service.send(SIGTERM)
         #expect(await service.waitForExit() == 0)

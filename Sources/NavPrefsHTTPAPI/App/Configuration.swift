@@ -52,15 +52,15 @@ public struct Configuration: Sendable, Equatable {
         var remaining = arguments.dropFirst()[...]
         while let argument = remaining.popFirst() {
             if argument == "--help" || argument == "-h" { return .help }
-            if argument == "--allow-unauthenticated" {  // a switch: the one setting that takes no value
-                configuration.allowUnauthenticated = true
-                continue
-            }
             guard argument.hasPrefix("--") else { throw ConfigurationError("unexpected argument '\(argument)'") }
             let name: Substring, value: String
             if let equals = argument.firstIndex(of: "=") {
                 name = argument[argument.index(argument.startIndex, offsetBy: 2)..<equals]
                 value = String(argument[argument.index(after: equals)...])
+            } else if let setting = Setting.all.first(where: { $0.flag == argument.dropFirst(2) }), let implied = setting.valueWhenAlone {
+                // A switch (`--allow-unauthenticated`): the flag alone stands for its value.
+                try setting.apply(implied, &configuration, argument)
+                continue
             } else {
                 name = argument.dropFirst(2)
                 guard let next = remaining.popFirst() else { throw ConfigurationError("--\(name) needs a value") }
@@ -179,6 +179,9 @@ struct Setting: Sendable {
     let help: String
     let apply: @Sendable (String, inout Configuration, String) throws(ConfigurationError) -> Void
     let current: @Sendable (Configuration) -> String
+    /// For a switch: the value its flag stands for when given without one (`--flag` alone);
+    /// `nil` for settings that always take a value.
+    var valueWhenAlone: String? = nil
 
     static let all: [Setting] = [
         Setting(flag: "host", environment: "HOST", placeholder: "ADDRESS",
@@ -238,7 +241,7 @@ struct Setting: Sendable {
         choice("allow-unauthenticated", "ALLOW_UNAUTHENTICATED",
                "serve with no token stored on an address other than loopback (anyone who reaches it may read and write every profile); the flag alone means true",
                ["false", "true"], { ["true": true, "false": false, "1": true, "0": false, "yes": true, "no": false][$0] },
-               { String($0.allowUnauthenticated) }, { $0.allowUnauthenticated = $1 }),
+               { String($0.allowUnauthenticated) }, { $0.allowUnauthenticated = $1 }, valueWhenAlone: "true"),
         choice("log-format", "LOG_FORMAT", "json (one object per line) or text", Logger.Format.allCases.map(\.rawValue),
                { Logger.Format(rawValue: $0) }, { $0.logFormat.rawValue }, { $0.logFormat = $1 }),
     ]
@@ -259,7 +262,8 @@ struct Setting: Sendable {
     private static func choice<Value: Sendable>(
         _ flag: String, _ environment: String, _ help: String, _ names: [String],
         _ make: @escaping @Sendable (String) -> Value?,
-        _ get: @escaping @Sendable (Configuration) -> String, _ set: @escaping @Sendable (inout Configuration, Value) -> Void
+        _ get: @escaping @Sendable (Configuration) -> String, _ set: @escaping @Sendable (inout Configuration, Value) -> Void,
+        valueWhenAlone: String? = nil
     ) -> Setting {
         Setting(flag: flag, environment: environment, placeholder: names.joined(separator: "|"), help: help,
                 apply: { value, configuration, source throws(ConfigurationError) in
@@ -267,6 +271,6 @@ struct Setting: Sendable {
                         throw ConfigurationError("\(source): '\(value.prefix(40))' is not one of \(names.joined(separator: ", "))")
                     }
                     set(&configuration, parsed)
-                }, current: get)
+                }, current: get, valueWhenAlone: valueWhenAlone)
     }
 }

@@ -45,13 +45,14 @@ final class Authenticator: Sendable {
         var hasTokens = false
         var streamKey: String?
 
-        /// Caches `record`, first dropping stale entries once the cache holds ``maxCached``.
-        mutating func remember(_ record: TokenRecord?, id: String? = nil, at now: ContinuousClock.Instant) {
+        /// Caches what the token `id` is (`nil`: revoked), first dropping stale entries once the
+        /// cache holds ``maxCached``.
+        mutating func remember(_ record: TokenRecord?, id: String, at now: ContinuousClock.Instant) {
             if tokens.count >= Authenticator.maxCached {
                 tokens = tokens.filter { now - $0.value.fetched < Authenticator.cacheTTL }
                 if tokens.count >= Authenticator.maxCached { tokens.removeAll(keepingCapacity: true) }
             }
-            tokens[id ?? record?.id ?? ""] = Cached(record: record, fetched: now)
+            tokens[id] = Cached(record: record, fetched: now)
         }
     }
 
@@ -108,7 +109,7 @@ final class Authenticator: Sendable {
                     return APIError(error)
                 }
                 // Only tokens that exist are cached: ids a client makes up must not fill memory.
-                if let record { state.withLock { $0.remember(record, at: ContinuousClock.now) } }
+                if let record { state.withLock { $0.remember(record, id: id, at: ContinuousClock.now) } }
                 return Self.judge(bearer, record, access)
             }
         }
@@ -151,7 +152,7 @@ final class Authenticator: Sendable {
 
     func created(_ record: TokenRecord) {
         state.withLock { state in
-            state.remember(record, at: ContinuousClock.now)
+            state.remember(record, id: record.id, at: ContinuousClock.now)
             state.hasTokens = true
         }
     }

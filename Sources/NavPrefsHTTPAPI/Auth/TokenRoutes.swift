@@ -131,7 +131,7 @@ struct TokenRoutes {
         return body
     }
 
-    /// RFC 3339 in UTC with milliseconds, like the event stream's timestamps.
+    /// RFC 3339 in UTC with milliseconds, like the log's timestamps (admin answers only: not a hot path).
     static func timestamp(milliseconds: Int64) -> String {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
