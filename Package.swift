@@ -1,7 +1,9 @@
 // swift-tools-version: 6.2
 // NavPrefs: UserDefaults, NotificationCenter and UINavigationController semantics as an HTTP service.
-// Layers (see README.md): navprefs -> NavPrefsHTTPAPI -> {NavPrefsStore, MicroHTTPServer} -> NavPrefsCore.
-// C libraries come from Debian through systemLibrary targets; each is imported by exactly one Swift target.
+// Layers (README.md, "Architecture"): navprefs -> NavPrefsApp -> {NavPrefsHTTPAPI, NavPrefsSQLite, NavPrefsPostgres};
+// NavPrefsHTTPAPI -> {NavPrefsStore, MicroHTTPServer, NavPrefsCrypto}; stores -> NavPrefsStore -> NavPrefsJSON -> NavPrefsCore.
+// C libraries come from Debian through systemLibrary targets; each is imported by exactly one Swift target,
+// and NavPrefsCore imports none.
 import PackageDescription
 
 let package = Package(
@@ -35,31 +37,46 @@ let package = Package(
             pkgConfig: "jansson",
             providers: [.apt(["libjansson-dev"])]
         ),
+        // The layers (README.md draws them). Every C module is a dependency of exactly one Swift
+        // target, so a store change cannot reach into HTTP and the HTTP layer cannot name a store kind.
         .target(name: "MicroHTTPServer", dependencies: ["CMicroHTTPD"]),
-        .target(name: "NavPrefsJSON", dependencies: ["CJansson"]),
-        .target(name: "NavPrefsCore", dependencies: ["NavPrefsJSON"]),
-        .target(name: "NavPrefsStore", dependencies: ["NavPrefsCore", "NavPrefsJSON", "CSQLite", "CPostgres"]),
+        .target(name: "NavPrefsCore"),
+        .target(name: "NavPrefsJSON", dependencies: ["NavPrefsCore", "CJansson"]),
+        .target(name: "NavPrefsCrypto", dependencies: ["CCrypto"]),
+        .target(name: "NavPrefsStore", dependencies: ["NavPrefsCore", "NavPrefsJSON"]),
+        .target(name: "NavPrefsSQLite", dependencies: ["NavPrefsStore", "NavPrefsCore", "NavPrefsJSON", "CSQLite"]),
+        .target(name: "NavPrefsPostgres", dependencies: ["NavPrefsStore", "NavPrefsCore", "NavPrefsJSON", "CPostgres"]),
         .target(
             name: "NavPrefsHTTPAPI",
-            dependencies: ["NavPrefsCore", "NavPrefsStore", "NavPrefsJSON", "MicroHTTPServer", "CCrypto"]
+            dependencies: ["NavPrefsCore", "NavPrefsJSON", "NavPrefsStore", "MicroHTTPServer", "NavPrefsCrypto"]
         ),
-        .executableTarget(name: "navprefs", dependencies: ["NavPrefsHTTPAPI"]),
+        .target(
+            name: "NavPrefsApp",
+            dependencies: ["NavPrefsHTTPAPI", "NavPrefsStore", "NavPrefsSQLite", "NavPrefsPostgres", "NavPrefsCore", "MicroHTTPServer"]
+        ),
+        .executableTarget(name: "navprefs", dependencies: ["NavPrefsApp"]),
 
         // A blocking HTTP/1.1 client over POSIX sockets, for tests only: it sends exactly the bytes
         // a test asks for (conflicting headers, oversized bodies) and never busy-waits on a stream.
         .target(name: "HTTPTestClient", path: "Tests/HTTPTestClient"),
-        .testTarget(name: "NavPrefsJSONTests", dependencies: ["NavPrefsJSON"]),
+        .testTarget(name: "NavPrefsJSONTests", dependencies: ["NavPrefsJSON", "NavPrefsCore"]),
         .testTarget(name: "NavPrefsCoreTests", dependencies: ["NavPrefsCore", "NavPrefsJSON"]),
         .testTarget(name: "MicroHTTPServerTests", dependencies: ["MicroHTTPServer", "HTTPTestClient"]),
-        .testTarget(name: "NavPrefsStoreTests", dependencies: ["NavPrefsStore", "NavPrefsCore", "HTTPTestClient"]),
+        .testTarget(
+            name: "NavPrefsStoreTests",
+            dependencies: ["NavPrefsStore", "NavPrefsSQLite", "NavPrefsPostgres", "NavPrefsCore", "NavPrefsJSON", "HTTPTestClient"]
+        ),
         .testTarget(
             name: "NavPrefsHTTPAPITests",
-            dependencies: ["NavPrefsHTTPAPI", "NavPrefsStore", "NavPrefsCore", "NavPrefsJSON", "MicroHTTPServer", "HTTPTestClient"],
+            dependencies: [
+                "NavPrefsApp", "NavPrefsHTTPAPI", "NavPrefsStore", "NavPrefsSQLite", "NavPrefsCore", "NavPrefsJSON",
+                "NavPrefsCrypto", "MicroHTTPServer", "HTTPTestClient",
+            ],
             resources: []
         ),
         .testTarget(
             name: "NavPrefsEndToEndTests",
-            dependencies: ["HTTPTestClient", "NavPrefsJSON", "NavPrefsHTTPAPI", "NavPrefsStore", "navprefs"]
+            dependencies: ["HTTPTestClient", "NavPrefsCore", "NavPrefsJSON", "NavPrefsApp", "NavPrefsHTTPAPI", "NavPrefsStore", "NavPrefsSQLite", "navprefs"]
         ),
     ]
 )

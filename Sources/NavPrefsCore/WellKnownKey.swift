@@ -1,5 +1,3 @@
-public import NavPrefsJSON
-
 /// Preference keys the seeds use, which NavPrefs gives typed views. A value stored under one
 /// of them, through any route, must keep its view working.
 public enum WellKnownKey {

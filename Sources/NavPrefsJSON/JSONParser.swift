@@ -1,3 +1,5 @@
+public import NavPrefsCore
+
 /// Why a body is not acceptable JSON.
 public struct JSONParseError: Error, Equatable, CustomStringConvertible {
     /// Jansson's explanation, for example "duplicate object key near '\"by\"'".

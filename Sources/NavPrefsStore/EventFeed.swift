@@ -1,40 +1,86 @@
 public import NavPrefsCore
+import Foundation
 import Synchronization
 
-/// Where a store announces committed events, in commit order, to whoever streams them.
+/// The boundary between a store and whoever streams its events: the store publishes committed
+/// events here, in commit order, before it acknowledges their writes; each subscription queues
+/// them until its consumer takes them on a thread of its own.
 ///
-/// A store calls ``publish(_:)`` after each commit and before it acknowledges the writes, so an
-/// event reaches every observer before its writer hears back (N-1, like NotificationCenter's
-/// synchronous post). Observers must not block: they queue the events and return.
+/// Publishing only appends to queues, so a store's writer never runs a consumer's code (the
+/// HTTP layer's streams) and never waits for it: semantics N-1 holds as "enqueued for every
+/// subscriber, in order, before the write returns".
 public final class EventFeed: Sendable {
-    public typealias Observer = @Sendable ([LoggedEvent]) -> Void
-
-    private let observers = Mutex<[Observer]>([])
+    private let subscriptions = Mutex<[FeedSubscription]>([])
 
     public init() {}
 
-    /// Adds an observer for every event committed from now on.
-    public func observe(_ observer: @escaping Observer) {
-        observers.withLock { $0.append(observer) }
+    /// A queue of every event published from now on.
+    public func subscribe() -> FeedSubscription {
+        let subscription = FeedSubscription()
+        subscriptions.withLock { $0.append(subscription) }
+        return subscription
     }
 
-    /// Hands `events` (committed, in commit order) to every observer.
+    /// Hands `events` (committed, in commit order) to every subscription.
     public func publish(_ events: [LoggedEvent]) {
         guard !events.isEmpty else { return }
-        let current = observers.withLock { $0 }
-        for observer in current { observer(events) }
+        let current = subscriptions.withLock { subscriptions in
+            subscriptions.removeAll { $0.isCancelled }
+            return subscriptions
+        }
+        for subscription in current { subscription.enqueue(events) }
     }
 }
 
-/// The ids a profile's event log can serve.
-public struct EventLogBounds: Sendable, Hashable {
-    /// The oldest id still kept; `latest + 1` when none is kept.
-    public let earliest: Int64
-    /// The newest id issued; 0 before the first event.
-    public let latest: Int64
+/// One consumer's queue of a feed's events.
+///
+/// Safety (`@unchecked Sendable`): `pending` and `cancelled` are only touched with `condition` locked.
+public final class FeedSubscription: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var pending: [LoggedEvent] = []
+    private var cancelled = false
 
-    public init(earliest: Int64, latest: Int64) {
-        self.earliest = earliest
-        self.latest = latest
+    fileprivate init() {}
+
+    fileprivate func enqueue(_ events: [LoggedEvent]) {
+        condition.lock()
+        defer { condition.unlock() }
+        guard !cancelled else { return }
+        pending.append(contentsOf: events)
+        condition.signal()
+    }
+
+    fileprivate var isCancelled: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return cancelled
+    }
+
+    /// Waits until events are queued and takes all of them, in order; `nil` once cancelled.
+    /// Blocks the calling thread: call it from a thread of the consumer's own.
+    public func next() -> [LoggedEvent]? {
+        condition.lock()
+        defer { condition.unlock() }
+        while pending.isEmpty && !cancelled { condition.wait() }
+        guard !cancelled else { return nil }
+        defer { pending.removeAll(keepingCapacity: true) }
+        return pending
+    }
+
+    /// Takes whatever is queued now, without waiting.
+    public func takeAvailable() -> [LoggedEvent] {
+        condition.lock()
+        defer { condition.unlock() }
+        defer { pending.removeAll(keepingCapacity: true) }
+        return pending
+    }
+
+    /// Stops queueing and wakes a consumer waiting in ``next()``.
+    public func cancel() {
+        condition.lock()
+        cancelled = true
+        pending = []
+        condition.broadcast()
+        condition.unlock()
     }
 }

@@ -1,5 +1,4 @@
 public import NavPrefsCore
-public import NavPrefsJSON
 
 /// A navigation session as stored: its state and version (the id of the event that last changed it).
 public struct SessionState: Sendable, Hashable {

@@ -1,16 +1,20 @@
 public import NavPrefsCore
-public import NavPrefsJSON
 
 /// Where NavPrefs keeps profiles, their resources and their event log.
 ///
 /// Every write is one transaction that changes the resource and appends its event to the log,
 /// so the log never misses a change and never shows one that did not happen. A write returns
-/// only once it is committed at the store's durability. Implementations: ``SQLiteStore``
-/// (embedded, one process); a PostgreSQL store shares this contract for several instances.
+/// only once it is committed at the store's durability. Implementations: `SQLiteStore`
+/// (embedded, one process) and `PostgresStore` (several instances on one database), both running
+/// the one algorithm of ``TransactionalStore`` in their SQL dialect.
+///
+/// Lifecycle: an initializer only records options; ``start()`` opens the database and starts
+/// the store's threads; ``close()`` stops them.
 public protocol Store: TokenStore {
-    /// The counter of `profile` if the store can answer from memory, without I/O; `nil` when it
-    /// must be read with ``counter(of:)``. Lets the HTTP layer answer hot reads on its event loop.
-    func cachedCounter(of profile: ProfileName) -> CounterLookup?
+    /// Opens (creating and migrating if needed) the database and starts the store's threads.
+    /// - Throws: ``StoreError/unavailable(reason:)`` when the database cannot be opened or has a
+    ///   schema this build does not know.
+    func start() throws(StoreError)
 
     /// The counter of `profile`. Throws ``StoreError/profileNotFound(_:)`` for a profile nobody
     /// wrote to; `default` always exists.
@@ -88,7 +92,8 @@ public protocol Store: TokenStore {
 
     // MARK: The event log
 
-    /// Every event committed from now on, in commit order, before its write is acknowledged.
+    /// Where committed events go, in commit order, before their write is acknowledged: the
+    /// boundary between the store and whoever streams events (it never calls them).
     var feed: EventFeed { get }
 
     /// The oldest id the log still keeps and the newest issued, for `profile` (both from a
@@ -105,7 +110,14 @@ public protocol Store: TokenStore {
     func close() async
 }
 
-/// The answer of ``Store/cachedCounter(of:)``.
+/// A store that can answer counter reads from memory, without I/O (the SQLite store: it sees
+/// every write). The HTTP layer is handed one explicitly, to answer hot reads on its event loop.
+public protocol CounterCacheReading: Sendable {
+    /// The counter of `profile` if it is in memory; `nil` when it must be read with ``Store/counter(of:)``.
+    func cachedCounter(of profile: ProfileName) -> CounterLookup?
+}
+
+/// The answer of ``CounterCacheReading/cachedCounter(of:)``.
 public enum CounterLookup: Sendable, Equatable {
     case found(CounterState)
     case profileNotFound
@@ -155,5 +167,18 @@ public struct FontChange: Sendable, Hashable {
     public init(state: FontState, eventID: Int64) {
         self.state = state
         self.eventID = eventID
+    }
+}
+
+/// The ids a profile's event log can serve.
+public struct EventLogBounds: Sendable, Hashable {
+    /// The oldest id still kept; `latest + 1` when none is kept.
+    public let earliest: Int64
+    /// The newest id issued; 0 before the first event.
+    public let latest: Int64
+
+    public init(earliest: Int64, latest: Int64) {
+        self.earliest = earliest
+        self.latest = latest
     }
 }

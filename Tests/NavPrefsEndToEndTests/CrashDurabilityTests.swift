@@ -2,6 +2,7 @@ import Foundation
 import HTTPTestClient
 import Synchronization
 import Testing
+import NavPrefsSQLite
 
 /// Acknowledged means committed: what the service answered 2xx for survives `kill -9`.
 @Suite("Durability under kill -9", .serialized)

@@ -2,6 +2,8 @@ import Foundation
 import NavPrefsHTTPAPI
 import NavPrefsStore
 import Testing
+import NavPrefsSQLite
+import NavPrefsApp
 
 /// README.md's promises, checked: its curl examples print what it shows, they cover every
 /// route, and its configuration table matches the settings the binary has.
@@ -102,7 +104,7 @@ struct ReadmeTests {
     static func operations() async throws -> Set<String> {
         let scratch = try Scratch()
         defer { scratch.remove() }
-        let store = try SQLiteStore(.init(path: scratch.path("routes.sqlite")))
+        let store = SQLiteStore(.init(path: scratch.path("routes.sqlite")))
         let api = NavPrefsAPI(store: store, logger: Logger(level: .error))
         await store.close()
         return Set(api.routeTable.flatMap { route in route.methods.map { "\($0) \(route.template)" } })

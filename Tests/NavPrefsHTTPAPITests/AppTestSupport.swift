@@ -2,6 +2,8 @@ import Foundation
 import HTTPTestClient
 import NavPrefsHTTPAPI
 import NavPrefsStore
+import NavPrefsSQLite
+import NavPrefsApp
 
 /// A running NavPrefs service on an ephemeral port with its own SQLite file: exactly what
 /// `navprefs` runs, built by the same `NavPrefsApp`.
@@ -47,12 +49,11 @@ func withApp<T>(
     configure(&configuration)
     let logPath = directory.appendingPathComponent("log.jsonl").path
     let descriptor = open(logPath, O_WRONLY | O_CREAT | O_APPEND, 0o644)
-    // The sink closes the descriptor when it goes away: its flusher thread may still write after
-    // this function returns, and a descriptor closed here could by then belong to another test.
+    // The sink closes the descriptor when it goes away, after its flusher has stopped: a
+    // descriptor closed here could by then belong to another test.
     let logger = Logger(level: .info, format: .json, sink: LogSink(descriptor: descriptor, closesDescriptor: true))
-    let app = try NavPrefsApp(configuration, logger: logger)
-    await app.api.startAuthentication()  // as navprefs does before it listens
-    try app.start()
+    let app = NavPrefsApp(configuration, logger: logger)
+    try await app.start()  // every part, in order, as navprefs starts them
     async let serving: Void = app.run()
     let testApp = TestApp(app: app, directory: directory, logPath: logPath)
     do {

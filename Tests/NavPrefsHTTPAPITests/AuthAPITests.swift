@@ -1,9 +1,12 @@
 import Foundation
 import HTTPTestClient
 @testable import NavPrefsHTTPAPI
+import NavPrefsApp
 import NavPrefsCore
 import NavPrefsStore
 import Testing
+import NavPrefsSQLite
+import NavPrefsCrypto
 
 /// Access tokens over a real socket (issue 8): every route with no token, a wrong token, another
 /// profile's token and an admin token; stream tokens for EventSource; nothing of one profile
@@ -237,7 +240,8 @@ struct AuthAPITests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("navprefs-auth-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let store = try SQLiteStore(.init(path: directory.appendingPathComponent("auth.sqlite").path))
+        let store = SQLiteStore(.init(path: directory.appendingPathComponent("auth.sqlite").path))
+        try store.start()
         let authenticator = Authenticator(store: store, alwaysRequired: true)
         await authenticator.refresh()
         #expect(authenticator.isRequired)

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTestClient
 import NavPrefsHTTPAPI
+import NavPrefsApp
 import Testing
 
 /// The counter over a real socket: semantics C-1..C-7, A-1, A-2.

@@ -5,6 +5,8 @@ import NavPrefsCore
 import NavPrefsHTTPAPI
 import NavPrefsStore
 import Testing
+import NavPrefsSQLite
+import NavPrefsApp
 
 /// Server-Sent Events over a real socket: semantics E-1..E-8, N-1, N-2, F-6.
 @Suite("Event stream API")
@@ -265,8 +267,8 @@ struct EventStreamShutdownTests {
         configuration.port = 0
         configuration.database = .sqlite(path: directory.appendingPathComponent("db.sqlite").path)
         configuration.shutdownGraceSeconds = 2
-        let app = try NavPrefsApp(configuration, logger: Logger(level: .error))
-        try app.start()
+        let app = NavPrefsApp(configuration, logger: Logger(level: .error))
+        try await app.start()
         async let serving: Void = app.run()
         let streams = try await (0..<5).asyncMap { _ in
             try await SSEClient.open(port: app.port, path: "/v1/profiles/default/events", headers: [("Last-Event-ID", "0")])

@@ -2,6 +2,7 @@ import Foundation
 import NavPrefsHTTPAPI
 import NavPrefsStore
 import Testing
+import NavPrefsSQLite
 
 /// openapi.yaml is the contract: it must describe exactly the routes the server serves and the
 /// error types it answers. (Bodies and statuses are checked against the live server by
@@ -41,7 +42,7 @@ struct OpenAPIContractTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("navprefs-contract-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let store = try SQLiteStore(.init(path: directory.appendingPathComponent("db.sqlite").path))
+        let store = SQLiteStore(.init(path: directory.appendingPathComponent("db.sqlite").path))
         let api = NavPrefsAPI(store: store, logger: Logger(level: .error))
         let operations = Set(api.routeTable.flatMap { route in route.methods.map { "\($0) \(route.template)" } })
         await store.close()

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTestClient
 import NavPrefsHTTPAPI
+import NavPrefsApp
 import Testing
 
 /// What operators rely on: liveness, readiness, and metrics in Prometheus' text format.

@@ -3,6 +3,7 @@ import HTTPTestClient
 import NavPrefsCore
 import NavPrefsHTTPAPI
 import NavPrefsStore
+import NavPrefsApp
 import Testing
 
 /// Preferences, registered defaults and the font settings over a real socket (P-1..P-7, F-1..F-7).

@@ -3,6 +3,7 @@ import HTTPTestClient
 import NavPrefsCore
 import NavPrefsHTTPAPI
 import NavPrefsStore
+import NavPrefsApp
 import Testing
 
 // Navigation sessions over a real socket and a real SQLite file (semantics S-1, A-1, A-2), and

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTestClient
 import NavPrefsHTTPAPI
+import NavPrefsApp
 import Testing
 
 /// Editing screens in place and what the navigation bar shows (B-1..B-9, B-11) over a real socket.

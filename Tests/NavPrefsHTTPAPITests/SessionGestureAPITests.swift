@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTestClient
 import NavPrefsHTTPAPI
+import NavPrefsApp
 import Testing
 
 /// Gestures (G-1..G-10) and modal presentation (S-14) over a real socket.

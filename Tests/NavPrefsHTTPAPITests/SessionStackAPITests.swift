@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTestClient
 import NavPrefsHTTPAPI
+import NavPrefsApp
 import Testing
 
 /// Stack operations over a real socket (S-2..S-13) and the `navigation` events they log.

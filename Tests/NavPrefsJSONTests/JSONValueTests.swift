@@ -1,4 +1,5 @@
 import NavPrefsJSON
+import NavPrefsCore
 import Testing
 
 @Suite("JSON: strict parsing with Jansson, writing that keeps integers and numbers apart")

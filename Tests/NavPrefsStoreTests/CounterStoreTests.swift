@@ -1,6 +1,7 @@
 import Foundation
 import NavPrefsCore
 import NavPrefsStore
+import NavPrefsSQLite
 import Testing
 
 /// The counter through the ``Store`` protocol, against every store (see ``StoreKind``).

@@ -2,6 +2,7 @@ import NavPrefsCore
 @testable import NavPrefsStore
 import Synchronization
 import Testing
+@testable import NavPrefsPostgres
 
 /// The rules that keep the PostgreSQL store's feed gap-free (no database needed).
 @Suite("EventSequencer: the feed gets each profile's ids in order, never skipping one")
@@ -10,18 +11,23 @@ struct EventSequencerTests {
 
     func event(_ id: Int64) -> LoggedEvent { LoggedEvent(id: id, profile: p, type: .counter, data: "{}", timestamp: 0) }
 
-    /// What a feed got.
+    /// What a feed got: its subscription's events so far.
     final class Published: Sendable {
+        private let subscription: FeedSubscription
         private let ids = Mutex<[Int64]>([])
-        func append(_ events: [LoggedEvent]) { ids.withLock { $0 += events.map(\.id) } }
-        func withLock<R>(_ body: ([Int64]) -> R) -> R { ids.withLock { body($0) } }
+        init(_ subscription: FeedSubscription) { self.subscription = subscription }
+        func withLock<R>(_ body: ([Int64]) -> R) -> R {
+            ids.withLock { ids in
+                ids += subscription.takeAvailable().map(\.id)
+                return body(ids)
+            }
+        }
     }
 
     /// A sequencer whose feed records what it got.
     func sequencer() -> (EventSequencer, Published) {
         let feed = EventFeed()
-        let published = Published()
-        feed.observe { events in published.append(events) }
+        let published = Published(feed.subscribe())
         let sequencer = EventSequencer(feed: feed)
         _ = sequencer.listenerConnected()
         return (sequencer, published)

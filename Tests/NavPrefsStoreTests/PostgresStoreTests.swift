@@ -4,6 +4,7 @@ import NavPrefsCore
 @testable import NavPrefsStore
 import Synchronization
 import Testing
+@testable import NavPrefsPostgres
 
 /// What only the PostgreSQL store has: several instances on one database, events that cross
 /// them, lost connections, migrations under an advisory lock. Each test has a database of its own.
@@ -18,9 +19,9 @@ struct PostgresStoreTests {
         let a: PostgresStore, b: PostgresStore
         do {
             let urlOfB = try urlB?(database) ?? database.url
-            a = try await onOwnThread { try PostgresStore(.init(url: database.url, poolSize: settings.poolSize)) }
+            a = try await onOwnThread { try PostgresStore.started(.init(url: database.url, poolSize: settings.poolSize)) }
             do {
-                b = try await onOwnThread { try PostgresStore(.init(url: urlOfB, poolSize: settings.poolSize)) }
+                b = try await onOwnThread { try PostgresStore.started(.init(url: urlOfB, poolSize: settings.poolSize)) }
             } catch {
                 await a.close()
                 throw error
@@ -201,7 +202,7 @@ struct PostgresStoreTests {
         let database = try await onOwnThread { try TestDatabase(.postgres) }
         defer { database.remove() }
         let stores = try await withThrowingTaskGroup(of: PostgresStore.self) { group in
-            for _ in 0..<3 { group.addTask { try await onOwnThread { try PostgresStore(.init(url: database.url, poolSize: 1)) } } }
+            for _ in 0..<3 { group.addTask { try await onOwnThread { try PostgresStore.started(.init(url: database.url, poolSize: 1)) } } }
             return try await group.reduce(into: [PostgresStore]()) { $0.append($1) }
         }
         for store in stores { #expect(try await store.counter(of: .default) == .fresh(.default)) }
@@ -215,7 +216,7 @@ struct PostgresStoreTests {
         let database = try TestDatabase(.postgres)
         defer { database.remove() }
         try database.execute("CREATE TABLE profiles (mine integer); INSERT INTO profiles VALUES (1);")
-        #expect(throws: StoreError.self) { try PostgresStore(.init(url: database.url, poolSize: 1)) }
+        #expect(throws: StoreError.self) { try PostgresStore.started(.init(url: database.url, poolSize: 1)) }
         let rows = try PostgresConnection(url: database.url).query("SELECT mine FROM profiles")
         #expect(try rows.map { try $0.int64(0) } == [1])
     }
@@ -224,7 +225,7 @@ struct PostgresStoreTests {
     func unreachableAtStart() async throws {
         let started = ContinuousClock.now
         #expect {
-            try PostgresStore(.init(url: "postgresql://postgres@127.0.0.1:1/navprefs?sslmode=disable", poolSize: 1))
+            try PostgresStore.started(.init(url: "postgresql://postgres@127.0.0.1:1/navprefs?sslmode=disable", poolSize: 1))
         } throws: { error in
             guard case .unavailable? = error as? StoreError else { return false }
             return true

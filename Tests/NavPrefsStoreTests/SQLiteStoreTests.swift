@@ -3,6 +3,7 @@ import NavPrefsCore
 import NavPrefsJSON
 @testable import NavPrefsStore
 import Testing
+@testable import NavPrefsSQLite
 
 /// What only the embedded store has: the in-memory counter cache, the file lock, the file's
 /// identity, durability settings and migrations of older files.
@@ -33,7 +34,7 @@ struct SQLiteStoreTests {
     @Test("the database is refused to a second store while one has it open")
     func exclusiveOwner() async throws {
         try await withSQLiteStore { _, database in
-            #expect(throws: StoreError.self) { try SQLiteStore(.init(path: database.path)) }
+            #expect(throws: StoreError.self) { try SQLiteStore.started(.init(path: database.path)) }
         }
     }
 
@@ -42,7 +43,7 @@ struct SQLiteStoreTests {
         let database = try TestDatabase()
         defer { database.remove() }
         try #require(try sqlite3(database.path, "CREATE TABLE mine (x); INSERT INTO mine VALUES (1);") == "")
-        #expect(throws: StoreError.self) { try SQLiteStore(.init(path: database.path)) }
+        #expect(throws: StoreError.self) { try SQLiteStore.started(.init(path: database.path)) }
         #expect(try sqlite3(database.path, "SELECT count(*) FROM sqlite_schema; PRAGMA user_version; PRAGMA application_id;") == "1\n0\n0\n")
     }
 
@@ -68,7 +69,7 @@ struct SQLiteStoreTests {
                 INSERT INTO events VALUES ('old', 1, 'counter', '{}', 0), ('old', 2, 'counter', '{}', 0), ('old', 3, 'counter', '{}', 0);
                 """)
         }
-        let store = try SQLiteStore(.init(path: database.path))
+        let store = try SQLiteStore.started(.init(path: database.path))
         let state = try await store.counter(of: profile("old"))
         #expect(state.counter.value == -5)
         #expect(state.version == Version(3))

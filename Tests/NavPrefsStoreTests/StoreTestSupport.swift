@@ -4,6 +4,8 @@ import NavPrefsCore
 @testable import NavPrefsStore
 import Synchronization
 import Testing
+@testable import NavPrefsSQLite
+@testable import NavPrefsPostgres
 
 /// The stores one contract test suite runs against: SQLite always, PostgreSQL whenever
 /// `NAVPREFS_TEST_POSTGRES_URL` names a server (`scripts/lib/postgres.sh start` makes one).
@@ -66,22 +68,18 @@ struct TestDatabase: Sendable {
         }
     }
 
-    /// Opens a store on this database.
+    /// Opens (starts) a store on this database.
     func open(_ settings: StoreSettings = StoreSettings()) throws -> any Store {
-        switch kind {
-        case .sqlite:
-            try SQLiteStore(.init(path: path, durability: settings.durability,
-                                  maxPreferencesPerProfile: settings.maxPreferencesPerProfile,
-                                  maxSessionsPerProfile: settings.maxSessionsPerProfile,
-                                  eventRetentionCount: settings.eventRetentionCount, eventRetentionAge: settings.eventRetentionAge,
-                                  pruneInterval: settings.pruneInterval))
-        case .postgres:
-            try PostgresStore(.init(url: url, poolSize: settings.poolSize,
-                                    maxPreferencesPerProfile: settings.maxPreferencesPerProfile,
-                                    maxSessionsPerProfile: settings.maxSessionsPerProfile,
-                                    eventRetentionCount: settings.eventRetentionCount, eventRetentionAge: settings.eventRetentionAge,
-                                    pruneInterval: settings.pruneInterval))
+        let policy = StorePolicy(
+            limits: StoreLimits(maxPreferencesPerProfile: settings.maxPreferencesPerProfile, maxSessionsPerProfile: settings.maxSessionsPerProfile),
+            retention: EventRetention(count: settings.eventRetentionCount, age: settings.eventRetentionAge),
+            pruneInterval: settings.pruneInterval)
+        let store: any Store = switch kind {
+        case .sqlite: SQLiteStore(.init(path: path, durability: settings.durability, policy: policy))
+        case .postgres: PostgresStore(.init(url: url, policy: policy, poolSize: settings.poolSize))
         }
+        try store.start()
+        return store
     }
 
     /// Runs SQL on the database behind the store's back (an independent client).
@@ -143,7 +141,7 @@ func withSQLiteStore<T>(
 ) async throws -> T {
     let database = try TestDatabase(.sqlite)
     defer { database.remove() }
-    let store = try SQLiteStore(.init(path: database.path, durability: durability))
+    let store = try SQLiteStore.started(.init(path: database.path, durability: durability))
     do {
         let result = try await body(store, database)
         await store.close()
@@ -151,6 +149,15 @@ func withSQLiteStore<T>(
     } catch {
         await store.close()
         throw error
+    }
+}
+
+extension SQLiteStore {
+    /// A store on `options`, started.
+    static func started(_ options: Options) throws -> SQLiteStore {
+        let store = SQLiteStore(options)
+        try store.start()
+        return store
     }
 }
 
@@ -186,4 +193,28 @@ final class Locked<Value: Sendable>: Sendable {
     private let value: Mutex<Value>
     init(_ value: Value) { self.value = Mutex(value) }
     func withLock<R>(_ body: (inout Value) -> R) -> R { value.withLock { body(&$0) } }
+}
+
+extension PostgresStore {
+    /// A store on `options`, started.
+    static func started(_ options: Options) throws -> PostgresStore {
+        let store = PostgresStore(options)
+        try store.start()
+        return store
+    }
+}
+
+extension EventFeed {
+    /// Calls `observer` with every event published from now on, on a thread of its own, as the
+    /// HTTP layer's hub consumes the feed. The thread ends when the returned subscription is cancelled.
+    @discardableResult
+    func observe(_ observer: @escaping @Sendable ([LoggedEvent]) -> Void) -> FeedSubscription {
+        let subscription = subscribe()
+        let thread = Thread {
+            while let events = subscription.next() { observer(events) }
+        }
+        thread.name = "test-feed-observer"
+        thread.start()
+        return subscription
+    }
 }

@@ -1,5 +1,3 @@
-public import NavPrefsJSON
-
 extension ChangeEvent {
     /// A change of navigation session `session`: a stack change (its ``NavigationTransition/eventPayload``:
     /// operation, from, to, the removed ids, the new stack) or another edit (`action` and the

@@ -1,5 +1,3 @@
-public import NavPrefsJSON
-
 /// The kinds of change the event log records, as SSE event names.
 public enum EventType: String, Sendable, CaseIterable {
     /// The seed's `doRefreshNotification`: font settings changed, screens should re-read.

@@ -1,5 +1,3 @@
-public import NavPrefsJSON
-
 /// How a session's navigation bar looks: the one `UINavigationBar` every screen of the session
 /// shares (B-7, seed 002: "只要一个视图控制器改变了UINavigationBar的属性则影响是全局的").
 ///

@@ -1,5 +1,3 @@
-public import NavPrefsJSON
-
 /// A button on the navigation bar (`UIBarButtonItem`): what it shows (a title, an image, a
 /// system item or a custom view the client draws) and what tapping it does.
 ///

@@ -1,5 +1,3 @@
-public import NavPrefsJSON
-
 /// A color as clients name it: `#RRGGBB` or `#RRGGBBAA` (hex, either case), or a named color
 /// such as `white` or `systemBrown` (`UIColor` class properties; 1 to 64 of `A-Z a-z 0-9 . _ -`).
 /// The service never renders, so it keeps the text and only checks its shape.

@@ -1,5 +1,3 @@
-public import NavPrefsJSON
-
 /// An image the client draws (`UIImage(named:)`), named, with what the service needs to know
 /// about its pixels: whether it is fully opaque, which decides the bar's default translucency
 /// (B-9; UIKit reads the alpha channel, the service takes the client's word).

@@ -1,5 +1,3 @@
-public import NavPrefsJSON
-
 /// A screen's own navigation bar in an XZNavigationController session (seed 003,
 /// `XZNavigationBarCustomizable`): the client draws it, the service keeps the three properties
 /// of `XZNavigationBarProtocol` / `UIView` that the native bar takes over while the screen is on

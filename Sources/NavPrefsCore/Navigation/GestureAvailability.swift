@@ -1,5 +1,3 @@
-public import NavPrefsJSON
-
 /// Which navigation pans a session allows right now, before any touch: whether a back pan and
 /// a forward pan can begin, where they may start, and where they lead (G-1, G-2, G-5..G-8, G-10).
 public struct GestureAvailability: Sendable, Hashable {

@@ -1,5 +1,3 @@
-public import NavPrefsJSON
-
 /// What one pan would do in a session: the operation it starts, where it leads, and whether it
 /// finishes or is cancelled (G-3..G-9); "beyond" item 2, so thin clients and tests share one
 /// deterministic rule set.

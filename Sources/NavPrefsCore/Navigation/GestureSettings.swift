@@ -1,5 +1,3 @@
-public import NavPrefsJSON
-
 /// A screen's answers to XZNavigationController's `XZNavigationGestureDrivable` (seed 003): where
 /// a navigation pan may start, where a forward pan leads, and where a back pan returns to.
 /// A screen without settings does not adopt the protocol (G-5: back from the 20 pt edge only,

@@ -1,5 +1,3 @@
-import NavPrefsJSON
-
 /// Reads the members of one JSON object strictly, remembering which it read so that
 /// ``finish()`` can refuse the rest: every `init(json:)` of the navigation types is a sequence
 /// of reads followed by `finish()`.

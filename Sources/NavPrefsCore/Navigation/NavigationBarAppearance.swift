@@ -1,5 +1,3 @@
-public import NavPrefsJSON
-
 /// One layer of iOS 13+ bar appearance (`UINavigationBarAppearance`): what the bar's background,
 /// shadow and titles look like in one of its four situations (standard, scroll edge, compact,
 /// compact scroll edge; B-8). The bar holds one per situation, a navigation item may override

@@ -1,5 +1,3 @@
-public import NavPrefsJSON
-
 extension NavigationBarState {
     /// The response of "what the bar shows":
     /// `{"top", "back", "usesCustomBar", "isHidden", "title", "left", "right", "appearance", "largeTitle"}`.

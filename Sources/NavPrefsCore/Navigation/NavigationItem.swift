@@ -1,5 +1,3 @@
-public import NavPrefsJSON
-
 /// What a screen asks the navigation bar to show while it is on top, and what its back button
 /// looks like on the screen above it (`UINavigationItem`). Each screen has its own; changing
 /// one affects only that screen (seed 002).

@@ -1,5 +1,3 @@
-public import NavPrefsJSON
-
 /// What kind of navigation controller a session imitates: plain UIKit, seed 002's subclass (a
 /// custom back item, a restored or full-screen swipe back), or XZNavigationController
 /// (seed 003). Chosen per session; all off is plain `UINavigationController`.

@@ -1,5 +1,3 @@
-public import NavPrefsJSON
-
 extension NavigationSession: StrictJSONDecodable {
     /// The session as a store keeps it and reads it back:
     /// `{"screens": [...], "appearance": {...}, "options": {...}, "presented": null}`.

@@ -1,5 +1,3 @@
-public import NavPrefsJSON
-
 /// A navigation controller's `viewControllers`: screens bottom to top, never empty, each id
 /// once, at most ``NavigationLimits/maxStackDepth`` deep (semantics S-1..S-12).
 ///

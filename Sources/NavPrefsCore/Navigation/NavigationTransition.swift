@@ -1,5 +1,3 @@
-public import NavPrefsJSON
-
 /// What one stack change did: the stack before and after, the screens it removed, and how UIKit
 /// would have announced it. Stores turn a transition into a `navigation` event when
 /// ``isTransition`` (S-13), and into a new version when ``changed``.

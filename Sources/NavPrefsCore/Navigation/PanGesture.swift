@@ -1,5 +1,3 @@
-public import NavPrefsJSON
-
 /// A navigation pan as a client samples it (`UIPanGestureRecognizer` in the navigation
 /// controller's view): where it started, how far it moved and how fast, how wide the view is,
 /// and which way the interface reads.

@@ -1,5 +1,3 @@
-public import NavPrefsJSON
-
 /// One screen of a navigation session: the analogue of a view controller on a
 /// `UINavigationController`'s stack. Its id is its identity (unique within the session); the
 /// rest is what the bar and the gestures need to know about it.

@@ -1,5 +1,3 @@
-public import NavPrefsJSON
-
 /// The title text attributes seed 002 sets on the bar (`NSFontAttributeName` as a system font
 /// size, `NSForegroundColorAttributeName`), also used by the appearance layers. Unset
 /// attributes keep the system's.

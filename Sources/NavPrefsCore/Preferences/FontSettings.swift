@@ -1,5 +1,3 @@
-public import NavPrefsJSON
-
 /// The font settings of seed 001: a slider whose value is rounded, and a font size of slider + 17,
 /// read back as 17 when nothing usable is stored (semantics F-1..F-5).
 public struct FontSettings: Sendable, Hashable {

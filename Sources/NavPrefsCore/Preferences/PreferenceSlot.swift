@@ -1,5 +1,3 @@
-public import NavPrefsJSON
-
 /// One key of a profile in the two layers NavPrefs keeps, as UserDefaults searches them: the
 /// stored value (the application domain) over the registered default (the registration domain).
 public struct PreferenceSlot: Sendable, Hashable {

@@ -1,5 +1,3 @@
-public import NavPrefsJSON
-
 /// The typed getters of UserDefaults, over JSON values: `string(forKey:)`, `integer(forKey:)`,
 /// `float(forKey:)` and `bool(forKey:)`, with their documented coercions and absent-key
 /// results (semantics P-1..P-4).

@@ -1,18 +1,36 @@
-import NavPrefsCore
-import NavPrefsStore
+public import NavPrefsCore
+import Foundation
+import NavPrefsCrypto
+public import NavPrefsStore
 
 /// Bearer tokens: `npt_<id>_<secret>`, 12 hex characters of public id and 64 of secret (32
 /// random bytes). The store keeps the id and the SHA-256 of the whole token; the token itself is
 /// shown once, when it is made.
-enum AccessToken {
+public enum AccessToken {
     static let prefix = "npt_"
 
     /// A new token for `profile` (`nil`: admin) and the record to store for it.
-    static func make(profile: ProfileName?, label: String, now: Int64) -> (token: String, record: TokenRecord)? {
+    public static func make(profile: ProfileName?, label: String, now: Int64) -> (token: String, record: TokenRecord)? {
         guard let idBytes = Crypto.randomBytes(6), let secretBytes = Crypto.randomBytes(32) else { return nil }
         let id = Crypto.hex(idBytes)
         let token = prefix + id + "_" + Crypto.hex(secretBytes)
         return (token, TokenRecord(id: id, hash: Crypto.sha256Hex(token), profile: profile, label: label, createdAt: now))
+    }
+
+    /// The longest label, in code points.
+    public static let maxLabel = 200
+
+    /// At most ``maxLabel`` code points (as every length limit of the service counts), none a
+    /// control character: a label is shown in lists and terminals.
+    public static func isValidLabel(_ text: String) -> Bool {
+        text.unicodeScalars.count <= maxLabel && !text.unicodeScalars.contains { $0.properties.generalCategory == .control }
+    }
+
+    /// RFC 3339 in UTC with milliseconds, like the log's timestamps (admin answers only: not a hot path).
+    public static func timestamp(milliseconds: Int64) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.string(from: Date(timeIntervalSince1970: Double(milliseconds) / 1000))
     }
 
     /// The id a well-formed token carries, or `nil` for anything else (then no lookup is made).

@@ -1,6 +1,7 @@
 import Foundation
 import MicroHTTPServer
 import NavPrefsCore
+import NavPrefsCrypto
 import NavPrefsStore
 import Synchronization
 
@@ -28,7 +29,8 @@ final class Authenticator: Sendable {
     enum Decision {
         case allow
         case deny(APIError)
-        case check(@Sendable () async -> APIError?)
+        /// The token needs a look in the store; answers the denial, if any.
+        case check(@Sendable () async throws(StoreError) -> APIError?)
     }
 
     static let cacheTTL: Duration = .seconds(5)
@@ -101,22 +103,16 @@ final class Authenticator: Sendable {
             if let cached = state.withLock({ $0.tokens[id] }), now - cached.fetched < Self.cacheTTL {
                 return Self.judge(bearer, cached.record, access).map(Decision.deny) ?? .allow
             }
-            return .check { [self] in
-                let record: TokenRecord?
-                do throws(StoreError) {
-                    record = try await store.token(id: id)
-                } catch {
-                    return APIError(error)
-                }
+            return .check { [self] () async throws(StoreError) -> APIError? in
+                let record = try await store.token(id: id)
                 // Only tokens that exist are cached: ids a client makes up must not fill memory.
                 if let record { state.withLock { $0.remember(record, id: id, at: ContinuousClock.now) } }
                 return Self.judge(bearer, record, access)
             }
         }
         if case .events(let profile) = access, let token = Self.streamToken(request.http) {
-            return .check { [self] in
-                let key: String
-                do throws(APIError) { key = try await streamKey() } catch { return error }
+            return .check { [self] () async throws(StoreError) -> APIError? in
+                let key = try await streamKey()
                 let now = Int64(Date().timeIntervalSince1970)
                 guard let granted = StreamToken.profile(of: token, key: key, now: now) else { return Self.invalidToken() }
                 return granted.rawValue == profile ? nil : Self.notVisible(profile)
@@ -164,12 +160,12 @@ final class Authenticator: Sendable {
     // MARK: Stream tokens
 
     /// The key stream tokens are signed with, the same on every instance of the database.
-    func streamKey() async throws(APIError) -> String {
+    func streamKey() async throws(StoreError) -> String {
         if let key = state.withLock({ $0.streamKey }) { return key }
         guard let candidate = Crypto.randomBytes(32).map(Crypto.hex) else {
-            throw APIError(.internalError, "The server cannot make random keys.")
+            throw .internal(reason: "the CSPRNG cannot make a stream-token key")
         }
-        let key = try await fromStore { () async throws(StoreError) in try await store.secret(named: Self.streamKeyName, candidate: candidate) }
+        let key = try await store.secret(named: Self.streamKeyName, candidate: candidate)
         state.withLock { $0.streamKey = key }
         return key
     }

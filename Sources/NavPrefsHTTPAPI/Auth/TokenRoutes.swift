@@ -1,6 +1,7 @@
 import Foundation
 import MicroHTTPServer
 import NavPrefsCore
+import NavPrefsCrypto
 import NavPrefsJSON
 import NavPrefsStore
 
@@ -18,8 +19,6 @@ import NavPrefsStore
 struct TokenRoutes {
     let store: any Store
     let authenticator: Authenticator
-
-    static let maxLabel = 200
 
     var routes: [Route] {
         [
@@ -49,18 +48,18 @@ struct TokenRoutes {
         let label: String
         switch body["label"] {
         case nil: label = ""
-        case .string(let text)? where Self.isValidLabel(text):
+        case .string(let text)? where AccessToken.isValidLabel(text):
             label = text
         default:
-            throw APIError(.invalidBody, "'label' is text of at most \(Self.maxLabel) code points, without control characters.",
+            throw APIError(.invalidBody, "'label' is text of at most \(AccessToken.maxLabel) code points, without control characters.",
                            extensions: ["pointer": .string("/label")])
         }
         guard let made = AccessToken.make(profile: profile, label: label, now: Int64(Date().timeIntervalSince1970 * 1000)) else {
             throw APIError(.internalError, "The server cannot make random tokens.")
         }
         let (store, authenticator) = (self.store, self.authenticator)
-        return .deferred { () async throws(APIError) -> HTTPResponse in
-            try await fromStore { () async throws(StoreError) in try await store.createToken(made.record) }
+        return .deferred { () async throws(StoreError) -> HTTPResponse in
+            try await store.createToken(made.record)
             authenticator.created(made.record)
             var body = Self.describe(made.record)
             body.add("token", made.token)
@@ -73,8 +72,8 @@ struct TokenRoutes {
 
     private func list(_ request: APIRequest) throws(APIError) -> APIResult {
         let store = self.store
-        return .deferred { () async throws(APIError) -> HTTPResponse in
-            let tokens = try await fromStore { () async throws(StoreError) in try await store.tokens() }
+        return .deferred { () async throws(StoreError) -> HTTPResponse in
+            let tokens = try await store.tokens()
             let items = tokens.map { Self.describe($0).json }.joined(separator: ",")
             var body = JSONObjectBuilder()
             body.add("tokens", json: "[" + items + "]")
@@ -85,9 +84,9 @@ struct TokenRoutes {
     private func revoke(_ request: APIRequest) throws(APIError) -> APIResult {
         let id = request.parameter("id")
         let (store, authenticator) = (self.store, self.authenticator)
-        return .deferred { () async throws(APIError) -> HTTPResponse in
-            guard try await fromStore({ () async throws(StoreError) in try await store.revokeToken(id: id) }) else {
-                throw APIError(.tokenNotFound, "No token has the id '\(id.prefix(80))'.")
+        return .deferred { () async throws(StoreError) -> HTTPResponse in
+            guard try await store.revokeToken(id: id) else {
+                return APIError(.tokenNotFound, "No token has the id '\(id.prefix(80))'.").response(instance: request.http.path)
             }
             authenticator.revoked(id)
             return HTTPResponse(status: 204)
@@ -97,14 +96,14 @@ struct TokenRoutes {
     private func streamToken(_ request: APIRequest) throws(APIError) -> APIResult {
         let profile = try request.profile()
         let authenticator = self.authenticator
-        return .deferred { () async throws(APIError) -> HTTPResponse in
+        return .deferred { () async throws(StoreError) -> HTTPResponse in
             let key = try await authenticator.streamKey()
             let expiry = Int64(Date().timeIntervalSince1970) + StreamToken.lifetimeSeconds
             let token = StreamToken.make(profile: profile, expiry: expiry, key: key)
             var body = JSONObjectBuilder()
             body.add("profile", profile.rawValue)
             body.add("token", token)
-            body.add("expiresAt", Self.timestamp(milliseconds: expiry * 1000))
+            body.add("expiresAt", AccessToken.timestamp(milliseconds: expiry * 1000))
             var response = JSONResponse.make(body, version: nil)
             response.status = 201
             response.headers.add("Cache-Control", "no-store")
@@ -114,12 +113,6 @@ struct TokenRoutes {
         }
     }
 
-    /// At most ``maxLabel`` code points (as every length limit of the service counts), none a
-    /// control character: a label is shown in lists and terminals.
-    static func isValidLabel(_ text: String) -> Bool {
-        text.unicodeScalars.count <= maxLabel && !text.unicodeScalars.contains { $0.properties.generalCategory == .control }
-    }
-
     /// A token as listed: never its secret or hash.
     private static func describe(_ record: TokenRecord) -> JSONObjectBuilder {
         var body = JSONObjectBuilder()
@@ -127,14 +120,8 @@ struct TokenRoutes {
         if let profile = record.profile { body.add("profile", profile.rawValue) } else { body.addNull("profile") }
         body.add("admin", record.profile == nil)
         body.add("label", record.label)
-        body.add("createdAt", timestamp(milliseconds: record.createdAt))
+        body.add("createdAt", AccessToken.timestamp(milliseconds: record.createdAt))
         return body
     }
 
-    /// RFC 3339 in UTC with milliseconds, like the log's timestamps (admin answers only: not a hot path).
-    static func timestamp(milliseconds: Int64) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.string(from: Date(timeIntervalSince1970: Double(milliseconds) / 1000))
-    }
 }

@@ -1,6 +1,6 @@
 import MicroHTTPServer
-import NavPrefsCore
-public import NavPrefsJSON
+public import NavPrefsCore
+import NavPrefsJSON
 import NavPrefsStore
 
 /// An error answered to the client as `application/problem+json`.
@@ -27,16 +27,20 @@ public struct APIError: Error, Sendable {
 
 extension APIError {
     /// The answer for a store error. Unexpected errors keep their details out of the response
-    /// (the caller logs them with the request id).
-    init(_ error: StoreError) {
+    /// (the caller logs them with the request id). `headers`, the request's, let a 412 name the
+    /// condition that failed.
+    init(_ error: StoreError, conditionalOn headers: HTTPHeaders? = nil) {
         switch error {
         case .profileNotFound(let profile):
             self.init(.profileNotFound, "Profile '\(profile)' has never been written to.")
         case .preconditionFailed(let current?):
-            self.init(.preconditionFailed, "If-Match does not match the current version \(ETag.format(current)).",
+            let detail = ETag.failedCondition(in: headers) == "If-None-Match"
+                ? "If-None-Match: the resource exists, at version \(ETag.format(current)), which the condition excludes."
+                : "If-Match does not match the current version \(ETag.format(current))."
+            self.init(.preconditionFailed, detail,
                       extensions: ["currentVersion": .integer(current.rawValue)], headers: [("ETag", ETag.format(current))])
         case .preconditionFailed(nil):
-            self.init(.preconditionFailed, "If-Match requires an existing resource, and this one does not exist.")
+            self.init(.preconditionFailed, "\(ETag.failedCondition(in: headers)) requires an existing resource, and this one does not exist.")
         case .counter(.outOfRange(let current, let operation)):
             self.init(.counterOutOfRange,
                       "\(operation.name) from \(current) would leave the range \(Int64.min)...\(Int64.max); nothing changed.",

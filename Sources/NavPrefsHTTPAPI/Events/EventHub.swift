@@ -7,7 +7,12 @@ import NavPrefsStore
 import Synchronization
 
 /// NotificationCenter over the network: the subscribers of every profile, fed by the store's
-/// event feed (in commit order, before writes are acknowledged: N-1), kept alive by heartbeats.
+/// event feed (in commit order), kept alive by heartbeats.
+///
+/// The hub takes events from its own subscription to the feed, on a delivery thread of its own:
+/// the store's writer only queues them there (N-1: enqueued before the write is acknowledged)
+/// and never runs stream code. ``start()`` starts the delivery and heartbeat threads, ``stop()``
+/// ends them.
 final class EventHub: Sendable {
     struct Limits: Sendable {
         var maxSubscribers: Int
@@ -28,25 +33,53 @@ final class EventHub: Sendable {
 
     let limits: Limits
     private let registry = Mutex(Registry())
+    private let feed: EventFeed
+    /// The hub's queue of the feed's events, while delivering.
+    private let subscription = Mutex<FeedSubscription?>(nil)
     /// Signalled to stop the heartbeat thread, which otherwise waits on it for one interval.
     private let stopHeartbeats = DispatchSemaphore(value: 0)
+    /// Signalled by each thread as it exits.
+    private let threadsExited = DispatchSemaphore(value: 0)
 
     init(feed: EventFeed, limits: Limits) {
+        self.feed = feed
         self.limits = limits
-        feed.observe { [weak self] events in self?.deliver(events) }
-        let interval = limits.heartbeat.dispatchInterval
-        let stop = stopHeartbeats
-        let thread = Thread { [weak self] in
-            while stop.wait(timeout: .now() + interval) == .timedOut {
-                guard let hub = self else { return }
-                hub.sendHeartbeats()
-            }
-        }
-        thread.name = "sse-heartbeat"
-        thread.start()
     }
 
-    deinit { stopHeartbeats.signal() }
+    /// Subscribes to the feed and starts the delivery and heartbeat threads.
+    func start() {
+        let subscription = feed.subscribe()
+        let started = self.subscription.withLock { current in
+            guard current == nil else { return false }
+            current = subscription
+            return true
+        }
+        guard started else { return subscription.cancel() }
+        let exited = threadsExited
+        let delivery = Thread { [self] in
+            while let events = subscription.next() { deliver(events) }
+            exited.signal()
+        }
+        delivery.name = "sse-delivery"
+        delivery.start()
+        let interval = limits.heartbeat.dispatchInterval
+        let stop = stopHeartbeats
+        let heartbeats = Thread { [self] in
+            while stop.wait(timeout: .now() + interval) == .timedOut { sendHeartbeats() }
+            exited.signal()
+        }
+        heartbeats.name = "sse-heartbeat"
+        heartbeats.start()
+    }
+
+    /// Stops delivering and sending heartbeats; returns once both threads have exited.
+    func stop() {
+        guard let subscription = subscription.withLock({ current in defer { current = nil }; return current }) else { return }
+        subscription.cancel()
+        stopHeartbeats.signal()
+        threadsExited.wait()
+        threadsExited.wait()
+    }
 
     var subscriberCount: Int { registry.withLock { $0.count } }
 
@@ -94,8 +127,7 @@ final class EventHub: Sendable {
         }
     }
 
-    /// The feed's observer: hands each profile's events to its subscribers (on the writer's thread,
-    /// so writes return only after every subscriber has them queued).
+    /// Hands each profile's events to its subscribers (on the delivery thread, in commit order).
     private func deliver(_ events: [LoggedEvent]) {
         var byProfile: [ProfileName: [(event: LoggedEvent, frame: [UInt8])]] = [:]
         for event in events { byProfile[event.profile, default: []].append((event, SSEFrame.event(event))) }
@@ -120,7 +152,6 @@ final class EventHub: Sendable {
     /// Ends every stream with a `shutdown` event, so clients reconnect (with their last event id)
     /// to whichever instance comes next; refuses new subscribers from now on.
     func shutdown() {
-        stopHeartbeats.signal()
         let all = registry.withLock { registry in
             registry.closed = true
             return registry.byProfile.values.flatMap { $0.values }

@@ -1,4 +1,5 @@
 import NavPrefsJSON
+import NavPrefsCore
 
 /// The bytes of one log line, appended without going through `String` (whose appends check
 /// and grow the string's storage every time: a measurable cost at one line per request).

@@ -2,12 +2,13 @@ import Dispatch
 import Foundation
 import Synchronization
 
-/// Where log lines go: a file descriptor, written in batches.
+/// Where log lines go: a file descriptor, written in batches while the sink runs.
 ///
 /// A request log line per request would cost a `write` system call each (microseconds, at a
-/// hundred thousand requests a second); lines are buffered and written by a background thread
-/// every 100 ms or once 64 KiB are pending. Warnings and errors are written at once. A process
-/// killed with SIGKILL loses at most the last 100 ms of lines.
+/// hundred thousand requests a second); between ``start()`` and ``stop()`` lines are buffered
+/// and written by a background thread every 100 ms or once 64 KiB are pending. Warnings and
+/// errors are written at once, and so is every line while the sink is not running (a command,
+/// a test, start-up). A process killed with SIGKILL loses at most the last 100 ms of lines.
 public final class LogSink: Sendable {
     public static let standardOutput = LogSink(descriptor: 1)
 
@@ -16,7 +17,11 @@ public final class LogSink: Sendable {
     /// Serialises writes to the descriptor, so batches never interleave.
     private let writing = Mutex<Void>(())
     private let flushThreshold = 64 << 10
-    private let flusherStarted = Atomic<Bool>(false)
+    /// Whether the flusher thread runs (lines are batched only then).
+    private let running = Atomic<Bool>(false)
+    /// Signalled to stop the flusher, which otherwise waits on it for one interval.
+    private let stopFlusher = DispatchSemaphore(value: 0)
+    private let flusherExited = DispatchSemaphore(value: 0)
     private let closesDescriptor: Bool
 
     /// - Parameter closesDescriptor: close `descriptor` when the sink goes away. A caller that
@@ -28,9 +33,28 @@ public final class LogSink: Sendable {
     }
 
     deinit {
-        // The flusher holds the sink weakly: once this runs, nothing writes to the descriptor.
         flush()
         if closesDescriptor { close(descriptor) }
+    }
+
+    /// Starts batching: a thread writes pending lines every 100 ms.
+    public func start() {
+        guard !running.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        let (stop, exited) = (stopFlusher, flusherExited)
+        let thread = Thread { [self] in
+            while stop.wait(timeout: .now() + .milliseconds(100)) == .timedOut { flush() }
+            flush()
+            exited.signal()
+        }
+        thread.name = "log-flusher"
+        thread.start()
+    }
+
+    /// Writes out what is pending and stops the flusher; later lines are written at once.
+    public func stop() {
+        guard running.exchange(false, ordering: .acquiringAndReleasing) else { return flush() }
+        stopFlusher.signal()
+        flusherExited.wait()
     }
 
     func write(_ line: [UInt8], urgent: Bool) {
@@ -38,11 +62,7 @@ public final class LogSink: Sendable {
             buffer.append(contentsOf: line)
             return buffer.count
         }
-        if urgent || size >= flushThreshold {
-            flush()
-        } else {
-            startFlusherIfNeeded()
-        }
+        if urgent || size >= flushThreshold || !running.load(ordering: .relaxed) { flush() }
     }
 
     /// Writes out everything pending, in order.
@@ -56,22 +76,14 @@ public final class LogSink: Sendable {
             var offset = 0
             while offset < batch.count {
                 let written = batch[offset...].withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
-                guard written > 0 else { break }  // nowhere left to log to; drop the rest
-                offset += written
+                if written > 0 {
+                    offset += written
+                } else if written < 0 && errno == EINTR {
+                    continue  // a signal arrived mid-write (SIGTERM at shutdown): the rest still goes out
+                } else {
+                    break  // nowhere left to log to; drop the rest
+                }
             }
         }
-    }
-
-    private func startFlusherIfNeeded() {
-        guard !flusherStarted.exchange(true, ordering: .relaxed) else { return }
-        let thread = Thread { [weak self] in
-            while true {
-                usleep(100_000)
-                guard let sink = self else { return }
-                sink.flush()
-            }
-        }
-        thread.name = "log-flusher"
-        thread.start()
     }
 }

@@ -1,5 +1,6 @@
 import Glibc
-public import NavPrefsJSON
+import NavPrefsJSON
+public import NavPrefsCore
 import Synchronization
 
 /// Structured logs: one line per event on standard output, as JSON (for collectors) or text
@@ -102,6 +103,12 @@ public final class Logger: Sendable {
 
     /// Writes out everything buffered (at exit).
     public func flush() { sink.flush() }
+
+    /// Batches lines on a flusher thread until ``stopBatching()`` (see ``LogSink``).
+    public func startBatching() { sink.start() }
+
+    /// Writes out pending lines and stops the flusher; later lines are written at once.
+    public func stopBatching() { sink.stop() }
 }
 
 /// RFC 3339 UTC timestamps with milliseconds (`2026-11-30T05:03:30.123Z`); the date and time up

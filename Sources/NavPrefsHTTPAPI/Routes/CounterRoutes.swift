@@ -7,6 +7,8 @@ import NavPrefsStore
 /// `GET`/`PUT /v1/profiles/{profile}/counter` and `POST .../counter/increment|decrement|reset`.
 struct CounterRoutes {
     let store: any Store
+    /// Answers hot reads from memory when the store keeps counters there (SQLite).
+    let cache: (any CounterCacheReading)?
 
     static let resource = "/v1/profiles/{profile}/counter"
 
@@ -15,17 +17,17 @@ struct CounterRoutes {
             Route("GET", Self.resource, read),
             Route("PUT", Self.resource) { request throws(APIError) in
                 let body = try JSONBody.object(of: request.http, allowed: ["value"], required: true) ?? [:]
-                return write(.set(try body.requireInt64("value")), request)
+                return try write(.set(try body.requireInt64("value")), request)
             },
             Route("POST", Self.resource + "/increment") { request throws(APIError) in
-                write(.increment(try step(of: request)), request)
+                try write(.increment(try step(of: request)), request)
             },
             Route("POST", Self.resource + "/decrement") { request throws(APIError) in
-                write(.decrement(try step(of: request)), request)
+                try write(.decrement(try step(of: request)), request)
             },
             Route("POST", Self.resource + "/reset") { request throws(APIError) in
                 _ = try JSONBody.object(of: request.http, allowed: [], required: false)
-                return write(.reset, request)
+                return try write(.reset, request)
             },
         ]
     }
@@ -34,28 +36,26 @@ struct CounterRoutes {
     /// defers to a read.
     private func read(_ request: APIRequest) throws(APIError) -> APIResult {
         let profile = try request.profile()
-        switch store.cachedCounter(of: profile) {
+        switch cache?.cachedCounter(of: profile) {
         case .found(let state)?:
             return .immediate(Self.response(for: state, request: request.http))
         case .profileNotFound?:
             throw APIError(StoreError.profileNotFound(profile))
         case nil:
             let store = self.store
-            return .deferred { () async throws(APIError) -> HTTPResponse in
-                let state = try await fromStore { () async throws(StoreError) in try await store.counter(of: profile) }
+            return .deferred { () async throws(StoreError) -> HTTPResponse in
+                let state = try await store.counter(of: profile)
                 return Self.response(for: state, request: request.http)
             }
         }
     }
 
-    private func write(_ operation: CounterOperation, _ request: APIRequest) -> APIResult {
+    private func write(_ operation: CounterOperation, _ request: APIRequest) throws(APIError) -> APIResult {
         let store = self.store
-        return .deferred { () async throws(APIError) -> HTTPResponse in
-            let profile = try request.profile()
-            let precondition = ETag.precondition(from: request.http.headers)
-            let change = try await fromStore { () async throws(StoreError) in
-                try await store.apply(operation, toCounterOf: profile, if: precondition)
-            }
+        let profile = try request.profile()
+        let precondition = ETag.precondition(from: request.http.headers)
+        return .deferred { () async throws(StoreError) -> HTTPResponse in
+            let change = try await store.apply(operation, toCounterOf: profile, if: precondition)
             return Self.response(for: change.state, eventID: change.eventID)
         }
     }

@@ -25,8 +25,8 @@ struct DefaultsRoutes {
     private func read(_ request: APIRequest) throws(APIError) -> APIResult {
         let profile = try request.profile()
         let store = self.store
-        return .deferred { () async throws(APIError) -> HTTPResponse in
-            let defaults = try await fromStore { () async throws(StoreError) in try await store.defaults(of: profile) }
+        return .deferred { () async throws(StoreError) -> HTTPResponse in
+            let defaults = try await store.defaults(of: profile)
             return JSONResponse.make(json: JSONValue.object(defaults.values).jsonText, version: defaults.version, request: request.http)
         }
     }
@@ -62,10 +62,8 @@ struct DefaultsRoutes {
         }
         let precondition = ETag.writePrecondition(from: request.http.headers)
         let store = self.store
-        return .deferred { () async throws(APIError) -> HTTPResponse in
-            let change = try await fromStore { () async throws(StoreError) in
-                try await store.setDefaults(defaults, of: profile, if: precondition)
-            }
+        return .deferred { () async throws(StoreError) -> HTTPResponse in
+            let change = try await store.setDefaults(defaults, of: profile, if: precondition)
             return JSONResponse.make(json: JSONValue.object(change.state.values).jsonText, version: change.state.version)
         }
     }

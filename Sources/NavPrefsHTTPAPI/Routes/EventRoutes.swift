@@ -28,9 +28,9 @@ struct EventRoutes {
         let lastEventID = request.http.headers["Last-Event-ID"] ?? request.http.queryValue("last_event_id")
         let subscriber = try hub.register(profile: profile, address: request.http.remoteAddress ?? "-", filter: filter)
         let store = self.store, hub = self.hub
-        return .deferred { () async throws(APIError) -> HTTPResponse in
+        return .deferred { () async throws(StoreError) -> HTTPResponse in
             let opening: Opening
-            do throws(APIError) {
+            do throws(StoreError) {
                 opening = try await Self.opening(store: store, profile: profile, filter: filter, lastEventID: lastEventID,
                                                  limits: hub.limits)
             } catch {
@@ -58,8 +58,8 @@ struct EventRoutes {
 
     /// The retry hint, then the replay (or a `reset`, or the position to start from).
     static func opening(store: any Store, profile: ProfileName, filter: EventFilter, lastEventID: String?,
-                        limits: EventHub.Limits) async throws(APIError) -> Opening {
-        let bounds = try await fromStore { () async throws(StoreError) in try await store.eventLogBounds(of: profile) }
+                        limits: EventHub.Limits) async throws(StoreError) -> Opening {
+        let bounds = try await store.eventLogBounds(of: profile)
         let retry = SSEFrame.retry(milliseconds: Int(limits.retry.milliseconds))
         switch ReplayPlan.plan(lastEventID: lastEventID, earliest: bounds.earliest, latest: bounds.latest) {
         case .fromNow(let after):
@@ -72,9 +72,7 @@ struct EventRoutes {
             var lastWritten = after
             var replayed = 0
             while cursor < bounds.latest {
-                let page = try await fromStore { () async throws(StoreError) in
-                    try await store.events(of: profile, after: cursor, limit: 500)
-                }
+                let page = try await store.events(of: profile, after: cursor, limit: 500)
                 guard let first = page.first, first.id == cursor + 1 else {
                     // Pruned between reading the bounds and the events: the log cannot continue.
                     return reset(.expired, profile: profile, given: lastEventID, bounds: bounds, after: bounds.latest, retry: retry)

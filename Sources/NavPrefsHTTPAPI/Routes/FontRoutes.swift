@@ -21,8 +21,8 @@ struct FontRoutes {
     private func read(_ request: APIRequest) throws(APIError) -> APIResult {
         let profile = try request.profile()
         let store = self.store
-        return .deferred { () async throws(APIError) -> HTTPResponse in
-            let state = try await fromStore { () async throws(StoreError) in try await store.font(of: profile) }
+        return .deferred { () async throws(StoreError) -> HTTPResponse in
+            let state = try await store.font(of: profile)
             return JSONResponse.make(Self.body(state), version: state.version, request: request.http)
         }
     }
@@ -44,10 +44,8 @@ struct FontRoutes {
         }
         let precondition = ETag.writePrecondition(from: request.http.headers)
         let store = self.store
-        return .deferred { () async throws(APIError) -> HTTPResponse in
-            let change = try await fromStore { () async throws(StoreError) in
-                try await store.setFont(settings, of: profile, if: precondition)
-            }
+        return .deferred { () async throws(StoreError) -> HTTPResponse in
+            let change = try await store.setFont(settings, of: profile, if: precondition)
             var body = Self.body(change.state)
             body.add("eventId", change.eventID)
             return JSONResponse.make(body, version: change.state.version)

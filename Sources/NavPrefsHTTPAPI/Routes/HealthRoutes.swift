@@ -24,18 +24,15 @@ struct HealthRoutes {
         ]
     }
 
+    private static let shuttingDown = APIError(.shuttingDown, "The server is shutting down; send requests to another instance.",
+                                               headers: [("Retry-After", "1")])
+
     private func ready() throws(APIError) -> APIResult {
-        guard !readiness.isShuttingDown else {
-            throw APIError(.shuttingDown, "The server is shutting down; send requests to another instance.",
-                           headers: [("Retry-After", "1")])
-        }
+        guard !readiness.isShuttingDown else { throw Self.shuttingDown }
         let store = self.store, readiness = self.readiness
-        return .deferred { () async throws(APIError) -> HTTPResponse in
-            try await fromStore { () async throws(StoreError) in try await store.ping() }
-            guard !readiness.isShuttingDown else {
-                throw APIError(.shuttingDown, "The server is shutting down; send requests to another instance.",
-                               headers: [("Retry-After", "1")])
-            }
+        return .deferred { () async throws(StoreError) -> HTTPResponse in
+            try await store.ping()
+            guard !readiness.isShuttingDown else { return Self.shuttingDown.response(instance: "/readyz") }
             return Self.status("ready")
         }
     }

@@ -25,8 +25,8 @@ struct PreferenceRoutes {
     private func list(_ request: APIRequest) throws(APIError) -> APIResult {
         let profile = try request.profile()
         let store = self.store
-        return .deferred { () async throws(APIError) -> HTTPResponse in
-            let snapshot = try await fromStore { () async throws(StoreError) in try await store.preferences(of: profile) }
+        return .deferred { () async throws(StoreError) -> HTTPResponse in
+            let snapshot = try await store.preferences(of: profile)
             var body = JSONObjectBuilder()
             body.add("profile", profile.rawValue)
             body.add("values", JSONValue.object(snapshot.merged))
@@ -40,8 +40,8 @@ struct PreferenceRoutes {
         let key = try request.preferenceKey()
         let type = try Self.readType(of: request.http)
         let store = self.store
-        return .deferred { () async throws(APIError) -> HTTPResponse in
-            let slot = try await fromStore { () async throws(StoreError) in try await store.preference(key, of: profile) }
+        return .deferred { () async throws(StoreError) -> HTTPResponse in
+            let slot = try await store.preference(key, of: profile)
             if let type {
                 // A typed read always answers, like UserDefaults' getters (P-1).
                 var body = JSONObjectBuilder()
@@ -52,7 +52,7 @@ struct PreferenceRoutes {
                 return JSONResponse.make(body, version: slot.viewVersion, request: request.http)
             }
             guard let value = slot.value, let version = slot.version else {
-                throw APIError(.preferenceNotFound, "No value is stored or registered under '\(key)'.")
+                return APIError(.preferenceNotFound, "No value is stored or registered under '\(key)'.").response(instance: request.http.path)
             }
             return JSONResponse.make(Self.body(key, value: value, source: slot.source, version: version), version: version,
                                      request: request.http)
@@ -70,10 +70,8 @@ struct PreferenceRoutes {
         try limits.check(value, for: key)
         let precondition = ETag.writePrecondition(from: request.http.headers)
         let store = self.store
-        return .deferred { () async throws(APIError) -> HTTPResponse in
-            let change = try await fromStore { () async throws(StoreError) in
-                try await store.setPreference(value, for: key, of: profile, if: precondition)
-            }
+        return .deferred { () async throws(StoreError) -> HTTPResponse in
+            let change = try await store.setPreference(value, for: key, of: profile, if: precondition)
             let version = change.slot.viewVersion
             var body = Self.body(key, value: change.slot.value ?? value, source: .stored, version: version)
             body.add("eventId", change.eventID)
@@ -88,10 +86,8 @@ struct PreferenceRoutes {
         let key = try request.preferenceKey()
         let precondition = ETag.writePrecondition(from: request.http.headers)
         let store = self.store
-        return .deferred { () async throws(APIError) -> HTTPResponse in
-            let change = try await fromStore { () async throws(StoreError) in
-                try await store.removePreference(key, of: profile, if: precondition)
-            }
+        return .deferred { () async throws(StoreError) -> HTTPResponse in
+            let change = try await store.removePreference(key, of: profile, if: precondition)
             // What readers see now: the registered default, if any (P-6), or nothing.
             var body = JSONObjectBuilder()
             body.add("key", key.rawValue)

@@ -1,6 +1,6 @@
 public import MicroHTTPServer
 import NavPrefsCore
-import NavPrefsStore
+public import NavPrefsStore
 
 /// A routed request, as handlers see it.
 public struct APIRequest: Sendable {
@@ -29,16 +29,12 @@ public struct APIRequest: Sendable {
 
 /// What a route handler answers: a response now (from memory, on the event loop), or work
 /// that may wait for storage (run as a task while the connection is suspended).
+///
+/// A handler validates everything the request carries (path, query, headers, body) before it
+/// defers, so deferred work can fail only with a ``StoreError``, which ``NavPrefsAPI`` maps to
+/// its answer in one place. An answer that depends on what the store holds (a key with no
+/// value) is a response the work returns, not an error it throws.
 public enum APIResult: Sendable {
     case immediate(HTTPResponse)
-    case deferred(@Sendable () async throws(APIError) -> HTTPResponse)
-}
-
-/// Runs a store call, turning its error into the API error that answers it.
-func fromStore<T>(_ body: () async throws(StoreError) -> T) async throws(APIError) -> T {
-    do {
-        return try await body()
-    } catch {
-        throw APIError(error)
-    }
+    case deferred(@Sendable () async throws(StoreError) -> HTTPResponse)
 }

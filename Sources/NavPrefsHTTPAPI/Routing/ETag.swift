@@ -37,6 +37,13 @@ public enum ETag {
         return members.contains { $0 == "*" || strongVersion($0.hasPrefix("W/") ? String($0.dropFirst(2)) : $0) == version }
     }
 
+    /// The header whose condition a write was held to: `If-Match` when present (RFC 9110 §13.2.2
+    /// evaluates it first), else `If-None-Match`.
+    static func failedCondition(in headers: HTTPHeaders?) -> String {
+        guard let headers, !headers.contains("If-Match"), headers.contains("If-None-Match") else { return "If-Match" }
+        return "If-None-Match"
+    }
+
     private static func strongVersion(_ tag: String) -> Version? {
         guard tag.count >= 3, tag.first == "\"", tag.last == "\"", let number = Int64(tag.dropFirst().dropLast()),
               number >= 0 else { return nil }

@@ -1,5 +1,6 @@
 import MicroHTTPServer
 import NavPrefsJSON
+import NavPrefsCore
 
 /// Reads request bodies: JSON objects only, with a known set of members.
 enum JSONBody {

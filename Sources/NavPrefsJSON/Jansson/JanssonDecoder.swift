@@ -1,4 +1,5 @@
 import CJansson
+import NavPrefsCore
 
 /// Parses JSON with Jansson (Debian's libjansson) and converts the tree to ``JSONValue``.
 /// The only file that touches Jansson's pointers.

@@ -35,8 +35,8 @@ struct NavigationBarRoutes {
         let profile = try request.profile()
         let id = try request.sessionID()
         let store = self.store
-        return .deferred { () async throws(APIError) -> HTTPResponse in
-            let state = try await fromStore { () async throws(StoreError) in try await store.session(id, of: profile) }
+        return .deferred { () async throws(StoreError) -> HTTPResponse in
+            let state = try await store.session(id, of: profile)
             var object = SessionJSON.header(state)
             object["evaluation"] = state.session.evaluateGesture(pan).json
             return SessionJSON.response(object, state)
@@ -67,8 +67,8 @@ struct NavigationBarRoutes {
         let profile = try request.profile()
         let id = try request.sessionID()
         let store = self.store
-        return .deferred { () async throws(APIError) -> HTTPResponse in
-            let state = try await fromStore { () async throws(StoreError) in try await store.session(id, of: profile) }
+        return .deferred { () async throws(StoreError) -> HTTPResponse in
+            let state = try await store.session(id, of: profile)
             var object = SessionJSON.header(state)
             object[member] = value(state.session)
             return SessionJSON.response(object, state, request: request.http)

@@ -35,8 +35,8 @@ struct SessionRoutes {
                                      options: options ?? NavigationOptions())
         }
         let store = self.store
-        return .deferred { () async throws(APIError) -> HTTPResponse in
-            let change = try await fromStore { () async throws(StoreError) in try await store.createSession(session, of: profile) }
+        return .deferred { () async throws(StoreError) -> HTTPResponse in
+            let change = try await store.createSession(session, of: profile)
             var response = SessionJSON.response(SessionJSON.session(change.state, eventID: change.eventID), change.state)
             response.status = 201
             response.headers.add("Location", "/v1/profiles/\(profile)/sessions/\(change.state.id)")
@@ -47,8 +47,8 @@ struct SessionRoutes {
     private func list(_ request: APIRequest) throws(APIError) -> APIResult {
         let profile = try request.profile()
         let store = self.store
-        return .deferred { () async throws(APIError) -> HTTPResponse in
-            let sessions = try await fromStore { () async throws(StoreError) in try await store.sessions(of: profile) }
+        return .deferred { () async throws(StoreError) -> HTTPResponse in
+            let sessions = try await store.sessions(of: profile)
             let body: JSONObject = [
                 "profile": .string(profile.rawValue),
                 "sessions": .array(sessions.map { summary in
@@ -69,8 +69,8 @@ struct SessionRoutes {
         let profile = try request.profile()
         let id = try request.sessionID()
         let store = self.store
-        return .deferred { () async throws(APIError) -> HTTPResponse in
-            let state = try await fromStore { () async throws(StoreError) in try await store.session(id, of: profile) }
+        return .deferred { () async throws(StoreError) -> HTTPResponse in
+            let state = try await store.session(id, of: profile)
             return SessionJSON.response(SessionJSON.session(state), state, request: request.http)
         }
     }
@@ -80,8 +80,8 @@ struct SessionRoutes {
         let id = try request.sessionID()
         let precondition = ETag.precondition(from: request.http.headers)
         let store = self.store
-        return .deferred { () async throws(APIError) -> HTTPResponse in
-            _ = try await fromStore { () async throws(StoreError) in try await store.deleteSession(id, of: profile, if: precondition) }
+        return .deferred { () async throws(StoreError) -> HTTPResponse in
+            _ = try await store.deleteSession(id, of: profile, if: precondition)
             return HTTPResponse(status: 204)
         }
     }

@@ -17,10 +17,8 @@ struct SessionWrite {
         let id = try request.sessionID()
         let precondition = ETag.precondition(from: request.http.headers)
         let store = self.store
-        return .deferred { () async throws(APIError) -> HTTPResponse in
-            let change = try await fromStore { () async throws(StoreError) in
-                try await store.updateSession(id, of: profile, if: precondition, edit)
-            }
+        return .deferred { () async throws(StoreError) -> HTTPResponse in
+            let change = try await store.updateSession(id, of: profile, if: precondition, edit)
             return SessionJSON.response(answer(change), change.state)
         }
     }

@@ -1,0 +1,282 @@
+import Foundation
+public import NavPrefsHTTPAPI
+public import NavPrefsSQLite
+import NavPrefsStore
+
+/// Every setting of the `navprefs` executable. Each comes from a flag (`--port 8080` or
+/// `--port=8080`) or an environment variable (`PORT`); flags win over the environment, which
+/// wins over the defaults. Parsing is a pure function of the arguments and the environment.
+public struct Configuration: Sendable, Equatable {
+    public var host = "127.0.0.1"
+    public var port = 8080
+    public var database = DatabaseLocation.sqlite(path: "navprefs.sqlite")
+    public var sqliteSynchronous = Durability.full
+    public var postgresPoolSize = 8
+    public var maxBodyBytes = 1 << 20
+    public var maxConnections = 16_384
+    public var maxConnectionsPerIP = 1_024
+    public var idleTimeoutSeconds = 60
+    public var connectionMemoryBytes = 6 << 10
+    public var shutdownGraceSeconds = 8
+    public var readinessDrainSeconds = 1
+    public var logLevel = Logger.Level.info
+    public var logFormat = Logger.Format.json
+    public var corsOrigins = CORSPolicy.none
+    /// Serve without tokens on an address other than loopback (Redis' protected mode, turned off).
+    public var allowUnauthenticated = false
+    public var sseHeartbeatSeconds = 15
+    public var sseRetryMilliseconds = 2_000
+    public var sseMaxSubscribers = 10_000
+    public var sseMaxSubscribersPerIP = 256
+    public var eventRetentionCount = EventRetention().count
+    public var eventRetentionSeconds = Int(EventRetention().age.components.seconds)
+
+    public init() {}
+
+    /// What the command line asks for.
+    public enum Command: Sendable, Equatable {
+        case run(Configuration)
+        case help
+    }
+
+    /// Whether the service can be reached from this machine only: protected mode applies otherwise.
+    public var listensOnLoopbackOnly: Bool {
+        host == "localhost" || host == "::1" || host.hasPrefix("127.")
+    }
+
+    /// Protected mode: tokens are needed even while none exists, because the service listens
+    /// beyond loopback and was not told to serve everyone.
+    public var requiresTokens: Bool { !listensOnLoopbackOnly && !allowUnauthenticated }
+
+    public static func parse(arguments: [String], environment: [String: String]) throws(ConfigurationError) -> Command {
+        var configuration = Configuration()
+        for setting in Setting.all {
+            if let value = environment[setting.environment] {
+                try setting.apply(value, &configuration, "\(setting.environment) (environment)")
+            }
+        }
+        var remaining = arguments.dropFirst()[...]
+        while let argument = remaining.popFirst() {
+            if argument == "--help" || argument == "-h" { return .help }
+            guard argument.hasPrefix("--") else { throw ConfigurationError("unexpected argument '\(argument)'") }
+            let name: Substring, value: String
+            if let equals = argument.firstIndex(of: "=") {
+                name = argument[argument.index(argument.startIndex, offsetBy: 2)..<equals]
+                value = String(argument[argument.index(after: equals)...])
+            } else if let setting = Setting.all.first(where: { $0.flag == argument.dropFirst(2) }), let implied = setting.valueWhenAlone {
+                // A switch (`--allow-unauthenticated`): the flag alone stands for its value.
+                try setting.apply(implied, &configuration, argument)
+                continue
+            } else {
+                name = argument.dropFirst(2)
+                guard let next = remaining.popFirst() else { throw ConfigurationError("--\(name) needs a value") }
+                value = next
+            }
+            guard let setting = Setting.all.first(where: { $0.flag == name }) else {
+                throw ConfigurationError("unknown option --\(name)")
+            }
+            try setting.apply(value, &configuration, "--\(name)")
+        }
+        return .run(configuration)
+    }
+
+    /// The settings as logged at start (the database URL's password redacted).
+    public var loggedFields: [(String, String)] {
+        Setting.all.map { ($0.flag, $0.current(self)) }
+    }
+
+    /// Every setting as documented: flag, environment variable, default and meaning.
+    public static var settings: [(flag: String, environment: String, defaultValue: String, help: String)] {
+        Setting.all.map { ("--" + $0.flag, $0.environment, $0.current(Configuration()), $0.help) }
+    }
+
+    /// `--help` text.
+    public static var usage: String {
+        var text = """
+            navprefs: UserDefaults, NotificationCenter and UINavigationController semantics over HTTP.
+
+            usage: navprefs [--option value]...
+                   navprefs tokens create|list|revoke ...   (access tokens; navprefs tokens --help)
+
+            Every option can also be set by its environment variable; an option on the command line wins.
+
+            """
+        let flags = Setting.all.map { "--\($0.flag) \($0.placeholder)" }
+        let width = (flags.map(\.count).max() ?? 0) + 2
+        for (setting, flag) in zip(Setting.all, flags) {
+            text += "  \(flag.padding(toLength: width, withPad: " ", startingAt: 0))\(setting.environment)\n"
+            text += "      \(setting.help) (default: \(setting.current(Configuration())))\n"
+        }
+        return text
+    }
+}
+
+/// Where the data lives.
+public enum DatabaseLocation: Sendable, Equatable, CustomStringConvertible {
+    /// `sqlite:PATH` (or `sqlite:///absolute/path`): the embedded store.
+    case sqlite(path: String)
+    /// `postgres://` or `postgresql://` URL, handed to libpq as is: the shared store that several
+    /// instances use at once.
+    case postgres(url: String)
+
+    init(parsing text: String) throws(ConfigurationError) {
+        if text.hasPrefix("sqlite:") {
+            var path = String(text.dropFirst("sqlite:".count))
+            if path.hasPrefix("//") { path.removeFirst(2) }  // sqlite:///abs/path
+            guard !path.isEmpty else { throw ConfigurationError("the database URL 'sqlite:' needs a file path, e.g. sqlite:navprefs.sqlite") }
+            self = .sqlite(path: path)
+        } else if text.hasPrefix("postgres://") || text.hasPrefix("postgresql://") {
+            self = .postgres(url: text)
+        } else {
+            throw ConfigurationError("unsupported database URL '\(Self.redacted(String(text.prefix(40))))'; use sqlite:PATH or postgres://...")
+        }
+    }
+
+    /// The location as logged and shown: a PostgreSQL password is replaced by `***`, in the
+    /// user part (`user:secret@host`) and in a `password=` parameter.
+    public var description: String {
+        switch self {
+        case .sqlite(let path): "sqlite:\(path)"
+        case .postgres(let url): Self.redacted(url)
+        }
+    }
+
+    /// `text` with the password of a `scheme://user:password@host/...?password=...` URL hidden.
+    static func redacted(_ text: String) -> String {
+        guard let schemeEnd = text.range(of: "://") else { return text }
+        var result = String(text[..<schemeEnd.upperBound])
+        let rest = text[schemeEnd.upperBound...]
+        // The authority ends at the first '/', '?' or '#'; its user part at its last '@'.
+        let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
+        let authority = rest[..<authorityEnd]
+        if let at = authority.lastIndex(of: "@") {
+            let userInfo = authority[..<at]
+            if let colon = userInfo.firstIndex(of: ":") {
+                result += userInfo[..<colon] + ":***"
+            } else {
+                result += userInfo
+            }
+            result += authority[at...]
+        } else {
+            result += authority
+        }
+        var tail = String(rest[authorityEnd...])
+        if let query = tail.firstIndex(of: "?") {
+            let parameters = tail[tail.index(after: query)...].split(separator: "&", omittingEmptySubsequences: false).map { parameter in
+                parameter.lowercased().hasPrefix("password=") ? "password=***" : String(parameter)
+            }
+            tail = tail[...query] + parameters.joined(separator: "&")
+        }
+        return result + tail
+    }
+}
+
+/// A setting that cannot be used, in one line.
+public struct ConfigurationError: Error, Equatable, CustomStringConvertible {
+    public let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// One setting: its flag, its environment variable, how to parse it and how to show it.
+struct Setting: Sendable {
+    let flag: String
+    let environment: String
+    let placeholder: String
+    let help: String
+    let apply: @Sendable (String, inout Configuration, String) throws(ConfigurationError) -> Void
+    let current: @Sendable (Configuration) -> String
+    /// For a switch: the value its flag stands for when given without one (`--flag` alone);
+    /// `nil` for settings that always take a value.
+    var valueWhenAlone: String? = nil
+
+    static let all: [Setting] = [
+        Setting(flag: "host", environment: "HOST", placeholder: "ADDRESS",
+                help: "address to listen on (0.0.0.0 for every interface)",
+                apply: { value, configuration, source throws(ConfigurationError) in
+                    guard !value.isEmpty else { throw ConfigurationError("\(source): the host cannot be empty") }
+                    configuration.host = value
+                }, current: { $0.host }),
+        integer("port", "PORT", "port to listen on (0 picks a free one)", 0...65_535, { $0.port }, { $0.port = $1 }),
+        Setting(flag: "database", environment: "DATABASE_URL", placeholder: "URL",
+                help: "where data lives: sqlite:PATH (one instance, embedded) or postgres://USER:PASSWORD@HOST:PORT/DATABASE (several instances)",
+                apply: { value, configuration, _ throws(ConfigurationError) in
+                    configuration.database = try DatabaseLocation(parsing: value)
+                }, current: { $0.database.description }),
+        choice("sqlite-synchronous", "SQLITE_SYNCHRONOUS",
+               "full: an acknowledged write survives power loss; normal: it survives a crash of the process only",
+               Durability.allCases.map(\.rawValue), { Durability(rawValue: $0) },
+               { $0.sqliteSynchronous.rawValue }, { $0.sqliteSynchronous = $1 }),
+        integer("postgres-pool-size", "POSTGRES_POOL_SIZE",
+                "PostgreSQL connections (each with a thread) this instance runs storage calls on; one more listens for other instances' events",
+                1...1_000, { $0.postgresPoolSize }, { $0.postgresPoolSize = $1 }),
+        integer("max-body-bytes", "MAX_BODY_BYTES", "largest request body accepted (413 beyond)", 1...(64 << 20),
+                { $0.maxBodyBytes }, { $0.maxBodyBytes = $1 }),
+        integer("max-connections", "MAX_CONNECTIONS", "open connections in all", 1...1_000_000,
+                { $0.maxConnections }, { $0.maxConnections = $1 }),
+        integer("max-connections-per-ip", "MAX_CONNECTIONS_PER_IP", "open connections per client address", 1...1_000_000,
+                { $0.maxConnectionsPerIP }, { $0.maxConnectionsPerIP = $1 }),
+        integer("idle-timeout", "IDLE_TIMEOUT_SECONDS", "seconds before an idle connection is closed (0: never)", 0...86_400,
+                { $0.idleTimeoutSeconds }, { $0.idleTimeoutSeconds = $1 }),
+        integer("connection-memory-bytes", "CONNECTION_MEMORY_BYTES",
+                "memory per connection for request headers and send buffers (431 for larger headers); it is most of what an idle event stream costs",
+                4_096...(1 << 20), { $0.connectionMemoryBytes }, { $0.connectionMemoryBytes = $1 }),
+        integer("shutdown-grace", "SHUTDOWN_GRACE_SECONDS",
+                "seconds requests in flight get to finish after SIGTERM (keep below the orchestrator's, Docker: 10)",
+                0...3_600, { $0.shutdownGraceSeconds }, { $0.shutdownGraceSeconds = $1 }),
+        integer("readiness-drain", "READINESS_DRAIN_SECONDS",
+                "seconds /readyz answers 503 after SIGTERM before the listener closes (load balancers notice); counts toward the orchestrator's limit",
+                0...60, { $0.readinessDrainSeconds }, { $0.readinessDrainSeconds = $1 }),
+        Setting(flag: "cors-origins", environment: "CORS_ORIGINS", placeholder: "LIST",
+                help: "web origins allowed to call the API from a browser, comma-separated, or * for any",
+                apply: { value, configuration, _ throws(ConfigurationError) in configuration.corsOrigins = CORSPolicy(parsing: value) },
+                current: { $0.corsOrigins.origins.sorted().joined(separator: ",") }),
+        integer("sse-heartbeat", "SSE_HEARTBEAT_SECONDS", "seconds between heartbeat comments on event streams", 1...3_600,
+                { $0.sseHeartbeatSeconds }, { $0.sseHeartbeatSeconds = $1 }),
+        integer("sse-retry", "SSE_RETRY_MILLISECONDS", "reconnection delay suggested to event stream clients", 0...3_600_000,
+                { $0.sseRetryMilliseconds }, { $0.sseRetryMilliseconds = $1 }),
+        integer("sse-max-subscribers", "SSE_MAX_SUBSCRIBERS", "event streams open at once (503 beyond)", 1...1_000_000,
+                { $0.sseMaxSubscribers }, { $0.sseMaxSubscribers = $1 }),
+        integer("sse-max-subscribers-per-ip", "SSE_MAX_SUBSCRIBERS_PER_IP", "event streams per client address (429 beyond)",
+                1...1_000_000, { $0.sseMaxSubscribersPerIP }, { $0.sseMaxSubscribersPerIP = $1 }),
+        integer("event-retention-count", "EVENT_RETENTION_COUNT", "events kept per profile for replay", 1...10_000_000,
+                { $0.eventRetentionCount }, { $0.eventRetentionCount = $1 }),
+        integer("event-retention-age", "EVENT_RETENTION_SECONDS", "seconds events are kept for replay", 1...31_536_000,
+                { $0.eventRetentionSeconds }, { $0.eventRetentionSeconds = $1 }),
+        choice("log-level", "LOG_LEVEL", "least severe log lines written", Logger.Level.allCases.map(\.name),
+               { Logger.Level(name: $0) }, { $0.logLevel.name }, { $0.logLevel = $1 }),
+        choice("allow-unauthenticated", "ALLOW_UNAUTHENTICATED",
+               "serve with no token stored on an address other than loopback (anyone who reaches it may read and write every profile); the flag alone means true",
+               ["false", "true"], { ["true": true, "false": false, "1": true, "0": false, "yes": true, "no": false][$0] },
+               { String($0.allowUnauthenticated) }, { $0.allowUnauthenticated = $1 }, valueWhenAlone: "true"),
+        choice("log-format", "LOG_FORMAT", "json (one object per line) or text", Logger.Format.allCases.map(\.rawValue),
+               { Logger.Format(rawValue: $0) }, { $0.logFormat.rawValue }, { $0.logFormat = $1 }),
+    ]
+
+    private static func integer(
+        _ flag: String, _ environment: String, _ help: String, _ range: ClosedRange<Int>,
+        _ get: @escaping @Sendable (Configuration) -> Int, _ set: @escaping @Sendable (inout Configuration, Int) -> Void
+    ) -> Setting {
+        Setting(flag: flag, environment: environment, placeholder: "N", help: help,
+                apply: { value, configuration, source throws(ConfigurationError) in
+                    guard let number = Int(value), range.contains(number) else {
+                        throw ConfigurationError("\(source): '\(value.prefix(40))' is not a whole number in \(range.lowerBound)...\(range.upperBound)")
+                    }
+                    set(&configuration, number)
+                }, current: { String(get($0)) })
+    }
+
+    private static func choice<Value: Sendable>(
+        _ flag: String, _ environment: String, _ help: String, _ names: [String],
+        _ make: @escaping @Sendable (String) -> Value?,
+        _ get: @escaping @Sendable (Configuration) -> String, _ set: @escaping @Sendable (inout Configuration, Value) -> Void,
+        valueWhenAlone: String? = nil
+    ) -> Setting {
+        Setting(flag: flag, environment: environment, placeholder: names.joined(separator: "|"), help: help,
+                apply: { value, configuration, source throws(ConfigurationError) in
+                    guard let parsed = make(value.lowercased()) else {
+                        throw ConfigurationError("\(source): '\(value.prefix(40))' is not one of \(names.joined(separator: ", "))")
+                    }
+                    set(&configuration, parsed)
+                }, current: get, valueWhenAlone: valueWhenAlone)
+    }
+}

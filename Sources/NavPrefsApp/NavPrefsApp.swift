@@ -1,0 +1,103 @@
+public import MicroHTTPServer
+public import NavPrefsHTTPAPI
+import NavPrefsPostgres
+import NavPrefsSQLite
+public import NavPrefsStore
+
+/// The service, assembled from a ``Configuration``: the store, the API, the HTTP server and the
+/// parts that run them. `navprefs` runs exactly this; tests build it the same way on port 0.
+///
+/// Building opens nothing and starts no thread: ``start()`` starts the parts in order (log
+/// flusher, store, authentication, event delivery, HTTP server, readiness), ``run()`` serves
+/// until ``shutdown`` is requested and then stops them in reverse.
+public final class NavPrefsApp: Sendable {
+    public let configuration: Configuration
+    public let logger: Logger
+    public let store: any Store
+    public let server: HTTPServer
+    public let api: NavPrefsAPI
+    /// Requested by a signal (``ShutdownSignal/installHandlers(for:)``) or by ``shutdown()``.
+    public let shutdownSignal: ShutdownSignal
+    private let group: ServiceGroup
+    private let stopped = ShutdownSignal()
+
+    public init(_ configuration: Configuration, logger: Logger, shutdown: ShutdownSignal = ShutdownSignal()) {
+        self.configuration = configuration
+        self.logger = logger
+        self.shutdownSignal = shutdown
+        let (store, counterCache) = StoreChoice.store(for: configuration)
+        self.store = store
+        api = NavPrefsAPI(store: store, counterCache: counterCache, logger: logger, options: .init(
+            cors: configuration.corsOrigins,
+            sseHeartbeat: .seconds(configuration.sseHeartbeatSeconds),
+            sseRetry: .milliseconds(configuration.sseRetryMilliseconds),
+            maxSubscribers: configuration.sseMaxSubscribers,
+            maxSubscribersPerAddress: configuration.sseMaxSubscribersPerIP,
+            alwaysRequireTokens: configuration.requiresTokens))
+        server = HTTPServer(
+            configuration: ServerConfiguration(
+                host: configuration.host,
+                port: configuration.port,
+                maxBodyBytes: configuration.maxBodyBytes,
+                maxConnections: configuration.maxConnections,
+                maxConnectionsPerIP: configuration.maxConnectionsPerIP,
+                idleTimeoutSeconds: configuration.idleTimeoutSeconds,
+                connectionMemoryBytes: configuration.connectionMemoryBytes),
+            handler: api,
+            messageLog: { message in
+                // A client leaving mid-answer is routine for event streams; the rest is worth a look.
+                let routine = message.contains("no longer available") || message.contains("reset by peer")
+                    || message.contains("Broken pipe") || message.contains("closed by remote")
+                logger.log(routine ? .debug : .warning, "libmicrohttpd", [("message", .string(message))])
+            })
+        group = ServiceGroup([
+            LogPart(logger: logger),
+            StorePart(store: store),
+            AuthenticationPart(api: api, protectedMode: configuration.requiresTokens
+                ? AuthenticationPart.ProtectedMode(host: configuration.host) : nil),
+            EventDeliveryPart(api: api),
+            HTTPServerPart(server: server, logger: logger, host: configuration.host,
+                           gracePeriod: .seconds(configuration.shutdownGraceSeconds)),
+            ReadinessPart(api: api, drain: .seconds(configuration.readinessDrainSeconds)),
+        ], shutdown: shutdown, logger: logger)
+    }
+
+    /// Starts every part in order; once it returns without a shutdown requested, the service
+    /// listens on ``port``. A part that fails stops those started before it; its error is thrown.
+    public func start() async throws {
+        try await group.start()
+    }
+
+    /// The port the service listens on (0 before it does).
+    public var port: Int { server.port }
+
+    /// Serves until a shutdown is requested, then stops every part in reverse order: readiness
+    /// off and a drain delay, the event streams ended, requests in flight given the grace
+    /// period, event delivery, authentication, the store (once every write committed), the log.
+    public func run() async {
+        await group.run()
+        stopped.request(reason: "stopped")
+    }
+
+    /// Requests a shutdown and returns once ``run()`` has stopped everything.
+    public func shutdown() async {
+        shutdownSignal.request(reason: "requested")
+        await stopped.wait()
+    }
+}
+
+/// The one place that picks a store kind.
+enum StoreChoice {
+    /// The store `configuration` names (not opened yet), and its counter cache when it has one.
+    static func store(for configuration: Configuration) -> (any Store, (any CounterCacheReading)?) {
+        let policy = StorePolicy(retention: EventRetention(count: configuration.eventRetentionCount,
+                                                           age: .seconds(configuration.eventRetentionSeconds)))
+        switch configuration.database {
+        case .sqlite(let path):
+            let store = SQLiteStore(.init(path: path, durability: configuration.sqliteSynchronous, policy: policy))
+            return (store, store)
+        case .postgres(let url):
+            return (PostgresStore(.init(url: url, policy: policy, poolSize: configuration.postgresPoolSize)), nil)
+        }
+    }
+}

@@ -1,0 +1,65 @@
+import Foundation
+import NavPrefsHTTPAPI
+import NavPrefsSQLite
+
+/// The `navprefs` command: configuration, start, serve until SIGTERM or SIGINT, stop cleanly.
+/// Lives here rather than in `main.swift`, whose top-level code is main-actor isolated.
+public enum NavPrefsMain {
+    /// Runs the command in `arguments`; returns the process exit status.
+    public static func run(arguments: [String], environment: [String: String]) async -> Int32 {
+        // First of all: from here on a SIGTERM is a request to stop, whatever is starting.
+        let shutdown = ShutdownSignal()
+        shutdown.installHandlers()
+        if arguments.count > 1, arguments[1] == "tokens" {
+            return await TokenCommand.run(Array(arguments.dropFirst(2)), environment: environment)
+        }
+        let configuration: Configuration
+        do {
+            switch try Configuration.parse(arguments: arguments, environment: environment) {
+            case .help:
+                print(Configuration.usage, terminator: "")
+                return 0
+            case .run(let parsed):
+                configuration = parsed
+            }
+        } catch {
+            FileHandle.standardError.write(Data("navprefs: \(error)\nTry 'navprefs --help'.\n".utf8))
+            return 2
+        }
+        // Process-wide, so the application decides it (see HeapTuning).
+        HeapTuning.keepFreedHeap(upTo: 256 << 20)
+        return await serve(configuration, shutdown: shutdown)
+    }
+
+    /// Starts the service, serves until `shutdown` is requested, stops it.
+    private static func serve(_ configuration: Configuration, shutdown: ShutdownSignal) async -> Int32 {
+        let logger = Logger(level: configuration.logLevel, format: configuration.logFormat)
+        logger.log(.info, "starting", configuration.loggedFields.map { ($0.0, Logger.Value.string($0.1)) })
+        let app = NavPrefsApp(configuration, logger: logger, shutdown: shutdown)
+        do {
+            try await app.start()
+        } catch let error as ServicePartError {
+            if let refusal = error.underlying as? AuthenticationPart.ProtectedMode {
+                logger.error("refusing to start", ["reason": .string(refusal.description)])
+                logger.flush()
+                FileHandle.standardError.write(Data("navprefs: refusing to listen on \(configuration.host) with no access token; create one with 'navprefs tokens create --admin', or pass --allow-unauthenticated\n".utf8))
+                return 2
+            }
+            logger.error("cannot start", ["part": .string(error.part), "error": .string("\(error.underlying)")])
+            logger.flush()
+            return 1
+        } catch {
+            logger.error("cannot start", ["error": .string("\(error)")])
+            logger.flush()
+            return 1
+        }
+        async let serving: Void = app.run()
+        await shutdown.wait()
+        logger.info("stopping", ["signal": .string(shutdown.reason ?? "-"),
+                                 "grace_seconds": .integer(Int64(configuration.shutdownGraceSeconds))])
+        await serving
+        logger.info("stopped")
+        logger.flush()
+        return 0
+    }
+}

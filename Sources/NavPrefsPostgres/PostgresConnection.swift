@@ -1,0 +1,204 @@
+import CPostgres
+import Foundation
+import NavPrefsStore
+
+/// One libpq connection. Owned by exactly one thread (a pool worker or the listener), which is
+/// why it is not `Sendable`; every libpq call of the store goes through this type.
+///
+/// Statements are sent with `PQexecParams` in text format: values travel as parameters, never
+/// inside SQL text. Every libpq call blocks until the server answers, so this type is used only
+/// on the store's own threads, never on Swift's cooperative pool.
+/// Related libpq documentation: <https://www.postgresql.org/docs/current/libpq-exec.html>
+final class PostgresConnection {
+    private let handle: OpaquePointer
+
+    /// Connects to `url` (a `postgres://` or `postgresql://` URL, or any libpq connection string).
+    ///
+    /// The defaults below come before the URL, so a parameter the URL sets wins (libpq uses the
+    /// last value of a repeated keyword). They bound how long a call can hang on a server that
+    /// vanished without closing the socket: 5 s to connect, and TCP keepalives that give up on a
+    /// silent peer after about 25 s.
+    /// Related libpq documentation: <https://www.postgresql.org/docs/current/libpq-connect.html>
+    init(url: String, applicationName: String = "navprefs", connectTimeoutSeconds: Int = 5) throws(PostgresError) {
+        let parameters: [(String, String)] = [
+            ("connect_timeout", String(connectTimeoutSeconds)),
+            ("application_name", applicationName),
+            ("keepalives", "1"),
+            ("keepalives_idle", "10"),
+            ("keepalives_interval", "5"),
+            ("keepalives_count", "3"),
+            ("dbname", url),  // expanded (expand_dbname = 1): the URL's own parameters come last and win
+        ]
+        let connection: OpaquePointer? = Self.withCStrings(parameters.map(\.0)) { keywords in
+            Self.withCStrings(parameters.map(\.1)) { values in PQconnectdbParams(keywords, values, 1) }
+        }
+        guard let connection else { throw PostgresError(.connection, "libpq could not allocate a connection") }
+        guard PQstatus(connection) == CONNECTION_OK else {
+            let message = Self.message(PQerrorMessage(connection)) ?? "cannot connect"
+            PQfinish(connection)
+            throw PostgresError(.connection, message)
+        }
+        cpq_silence_notices(connection)
+        handle = connection
+    }
+
+    deinit { PQfinish(handle) }
+
+    /// Whether the connection is still usable (libpq noticed no loss).
+    var isAlive: Bool { PQstatus(handle) == CONNECTION_OK }
+
+    /// Runs one or more statements without parameters (schema, transaction control).
+    func execute(_ sql: String) throws(PostgresError) {
+        _ = try check(PQexec(handle, sql))
+    }
+
+    /// Runs one statement with `parameters` ($1, $2, ...) and returns its rows.
+    @discardableResult
+    func query(_ sql: String, _ parameters: StatementValue...) throws(PostgresError) -> [StoreRow] {
+        try query(sql, parameters: parameters)
+    }
+
+    @discardableResult
+    func query(_ sql: String, parameters: [StatementValue]) throws(PostgresError) -> [StoreRow] {
+        // libpq reads the values during the call only; they are copied, then freed below.
+        var copies: [UnsafeMutablePointer<CChar>?] = []
+        copies.reserveCapacity(parameters.count)
+        defer { for copy in copies { free(copy) } }
+        for parameter in parameters {
+            guard let text = parameter.text else {
+                copies.append(nil)
+                continue
+            }
+            guard let copy = strdup(text) else { throw PostgresError(.connection, "out of memory while binding parameters") }
+            copies.append(copy)
+        }
+        let values: [UnsafePointer<CChar>?] = copies.map { $0.map { UnsafePointer($0) } }
+        let result = values.withUnsafeBufferPointer { buffer in
+            PQexecParams(handle, sql, Int32(buffer.count), nil, buffer.baseAddress, nil, nil, 0)
+        }
+        return try check(result)
+    }
+
+    /// The first row of a query, or `nil`.
+    func queryFirst(_ sql: String, _ parameters: StatementValue...) throws(PostgresError) -> StoreRow? {
+        try query(sql, parameters: parameters).first
+    }
+
+    // MARK: Notifications (LISTEN)
+
+    /// The socket libpq reads from, for `poll`.
+    var socket: Int32 { PQsocket(handle) }
+
+    /// Reads whatever the server sent, so that ``notifications()`` can hand it out; throws when the
+    /// connection is gone. Related: <https://www.postgresql.org/docs/current/libpq-notify.html>
+    func consumeInput() throws(PostgresError) {
+        guard PQconsumeInput(handle) == 1 else {
+            throw PostgresError(.connection, Self.message(PQerrorMessage(handle)) ?? "connection lost")
+        }
+    }
+
+    /// Notifications received so far (also those that arrived during a query), in arrival order.
+    func notifications() -> [(channel: String, payload: String)] {
+        var received: [(channel: String, payload: String)] = []
+        while let notify = PQnotifies(handle) {
+            received.append((String(cString: notify.pointee.relname), String(cString: notify.pointee.extra)))
+            PQfreemem(notify)
+        }
+        return received
+    }
+
+    /// Waits until the server sent something or `wake` became readable, at most `timeout`
+    /// milliseconds. Answers which of the two is readable (both `false` on timeout).
+    func waitForInput(orWake wake: Int32, timeoutMilliseconds: Int32) -> (input: Bool, wake: Bool) {
+        var descriptors = [pollfd(fd: socket, events: Int16(POLLIN), revents: 0),
+                           pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
+        let ready = descriptors.withUnsafeMutableBufferPointer { poll($0.baseAddress, 2, timeoutMilliseconds) }
+        guard ready > 0 else { return (false, false) }
+        // An error or hang-up on the socket counts as input: consuming it reports the loss.
+        return (descriptors[0].revents != 0, descriptors[1].revents & Int16(POLLIN) != 0)
+    }
+
+    // MARK: Results
+
+    /// Turns a result into rows, or throws its error (and frees it either way).
+    private func check(_ result: OpaquePointer?) throws(PostgresError) -> [StoreRow] {
+        guard let result else {
+            // No result at all: out of memory, or the connection is gone.
+            throw PostgresError(isAlive ? .server(sqlState: nil) : .connection,
+                                Self.message(PQerrorMessage(handle)) ?? "no result")
+        }
+        defer { PQclear(result) }
+        let status = PQresultStatus(result)
+        switch status {
+        case PGRES_COMMAND_OK, PGRES_EMPTY_QUERY:
+            return []
+        case PGRES_TUPLES_OK:
+            let rowCount = PQntuples(result), columnCount = PQnfields(result)
+            var rows: [StoreRow] = []
+            rows.reserveCapacity(Int(rowCount))
+            for row in 0..<rowCount {
+                var cells: [StoreRow.Cell] = []
+                cells.reserveCapacity(Int(columnCount))
+                for column in 0..<columnCount {
+                    if PQgetisnull(result, row, column) == 1 {
+                        cells.append(.null)
+                    } else {
+                        cells.append(.text(String(cString: PQgetvalue(result, row, column))))
+                    }
+                }
+                rows.append(StoreRow(cells))
+            }
+            return rows
+        default:
+            let sqlState = PQresultErrorField(result, cpq_diag_sqlstate()).map { String(cString: $0) }
+            let message = Self.message(PQresultErrorMessage(result)) ?? "statement failed"
+            // A server that went away mid-statement leaves a result with an error, no SQLSTATE
+            // and a dead connection.
+            throw PostgresError(!isAlive && sqlState == nil ? .connection : .server(sqlState: sqlState), message)
+        }
+    }
+
+    private static func message(_ text: UnsafePointer<CChar>?) -> String? {
+        guard let text else { return nil }
+        let message = String(cString: text).trimmingCharacters(in: .whitespacesAndNewlines)
+        return message.isEmpty ? nil : message
+    }
+
+    /// Calls `body` with a NULL-terminated array of C strings that live for the call; `nil` when
+    /// memory runs out.
+    private static func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>) -> R?) -> R? {
+        let copies = strings.map { strdup($0) }
+        defer { for copy in copies { free(copy) } }
+        guard !copies.contains(where: { $0 == nil }) else { return nil }
+        let pointers: [UnsafePointer<CChar>?] = copies.map { $0.map { UnsafePointer($0) } } + [nil]
+        return pointers.withUnsafeBufferPointer { buffer in buffer.baseAddress.flatMap(body) }
+    }
+}
+
+@available(*, unavailable)
+extension PostgresConnection: Sendable {}
+
+extension StatementValue {
+    /// The parameter as PostgreSQL reads it in text format (it casts it to the column's or
+    /// `$n::type`'s type): lists as array literals, `{3,4}` or `{"a","b"}`.
+    var text: String? {
+        switch self {
+        case .text(let value): value
+        case .integer(let value): String(value)
+        case .bool(let value): value ? "t" : "f"
+        case .null: nil
+        case .integers(let values): "{" + values.map(String.init).joined(separator: ",") + "}"
+        case .texts(let values): "{" + values.map(Self.arrayElement).joined(separator: ",") + "}"
+        }
+    }
+
+    /// One element of an array literal: quoted, with `"` and `\` escaped by a backslash.
+    private static func arrayElement(_ text: String) -> String {
+        var quoted = "\""
+        for character in text {
+            if character == "\"" || character == "\\" { quoted.append("\\") }
+            quoted.append(character)
+        }
+        return quoted + "\""
+    }
+}

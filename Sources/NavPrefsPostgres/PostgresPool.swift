@@ -1,0 +1,152 @@
+import Dispatch
+import Foundation
+import NavPrefsStore
+import Synchronization
+
+/// A fixed number of threads, each owning one PostgreSQL connection, that run the store's jobs.
+///
+/// libpq calls block until the server answers, so they run here and never on Swift's
+/// cooperative pool: an `await` on the pool suspends the task, and no HTTP or concurrency
+/// thread waits for PostgreSQL. A worker opens its connection when it first needs it, and after
+/// losing it opens a new one for the next job, backing off while the server stays unreachable;
+/// jobs meanwhile fail at once with ``StoreError/unavailable(reason:)`` (503), so a dead
+/// database costs callers no waiting and the service resumes by itself when it returns.
+final class PostgresPool: Sendable {
+    /// Whether a job may run again on a new connection after the first one was lost mid-job.
+    enum Retry {
+        /// Reads: running them twice does no harm.
+        case always
+        /// Writes: only if nothing reached the server (see ``PostgresError/safeToRetry``).
+        case ifSafe
+    }
+
+    typealias Job = @Sendable (PostgresWorker) -> Void
+
+    private let queue = JobQueue<Job>()
+    private let stopped = DispatchSemaphore(value: 0)
+    /// Threads started and not yet joined.
+    private let running = Atomic<Int>(0)
+
+    init() {}
+
+    /// Starts `size` worker threads; each connects when it first needs to.
+    func start(size: Int, connect: @escaping @Sendable () throws(PostgresError) -> PostgresConnection) throws {
+        let queue = self.queue
+        for index in 0..<max(1, size) {
+            try startWorkerThread(name: "postgres-\(index)", exited: stopped, setup: { PostgresWorker(connect: connect) }) { worker in
+                while let jobs = queue.take(upTo: 1) {
+                    for job in jobs { job(worker) }
+                }
+                worker.disconnect()
+            }
+            running.add(1, ordering: .relaxed)
+        }
+    }
+
+    /// Runs `body` on a worker's connection and returns its value; storage failures become
+    /// ``StoreError``s.
+    func run<Value: Sendable>(
+        retry: Retry, _ body: @escaping @Sendable (PostgresConnection) throws -> Value
+    ) async throws(StoreError) -> Value {
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Value, StoreError>, Never>) in
+            let submitted = queue.submit { worker in
+                continuation.resume(returning: Result { () throws(StoreError) -> Value in
+                    try worker.perform(retry: retry, body)
+                })
+            }
+            if !submitted { continuation.resume(returning: .failure(.closed)) }
+        }
+        return try result.get()
+    }
+
+    /// Queues `job` without waiting for it (maintenance); `false` once the pool is closed.
+    @discardableResult
+    func submit(_ job: @escaping @Sendable (PostgresWorker) -> Void) -> Bool {
+        queue.submit(job)
+    }
+
+    /// Runs the jobs already queued, then closes every connection and stops the threads.
+    func close() {
+        queue.close()
+        for _ in 0..<running.exchange(0, ordering: .acquiringAndReleasing) { stopped.wait() }
+    }
+}
+
+/// One pool thread's connection: opened on demand, replaced after a loss, with backoff while
+/// the server cannot be reached. Owned by its thread.
+final class PostgresWorker {
+    private let connect: @Sendable () throws(PostgresError) -> PostgresConnection
+    private var connection: PostgresConnection?
+    private var backoff = Backoff()
+
+    init(connect: @escaping @Sendable () throws(PostgresError) -> PostgresConnection) {
+        self.connect = connect
+    }
+
+    /// Runs `body`; after a lost connection, once more on a new one if `retry` allows it.
+    /// Transactions that conflict (deadlock, serialization failure) run again too.
+    func perform<Value>(retry: PostgresPool.Retry, _ body: (PostgresConnection) throws -> Value) throws(StoreError) -> Value {
+        var attempts = 0
+        while true {
+            attempts += 1
+            let connection = try connected()
+            do {
+                return try body(connection)
+            } catch let error as PostgresError {
+                if error.isConnectionLost || !connection.isAlive { disconnect() }
+                let again = error.isConnectionLost ? (retry == .always || error.safeToRetry) : error.isTransient
+                if again && attempts < 3 { continue }
+                throw error.storeError
+            } catch let error as StoreError {
+                if !connection.isAlive { disconnect() }
+                throw error
+            } catch {
+                throw .internal(reason: String(describing: error))
+            }
+        }
+    }
+
+    /// The open connection, or a new one unless the last attempt failed too recently.
+    private func connected() throws(StoreError) -> PostgresConnection {
+        if let connection, connection.isAlive { return connection }
+        connection = nil
+        guard backoff.mayTry() else {
+            throw .unavailable(reason: "PostgreSQL is unreachable; retrying in the background (\(backoff.lastError))")
+        }
+        do {
+            let opened = try connect()
+            backoff.succeeded()
+            connection = opened
+            return opened
+        } catch {
+            backoff.failed(error.message)
+            throw error.storeError
+        }
+    }
+
+    func disconnect() { connection = nil }
+}
+
+/// When to try connecting again after failures: right away after a loss, then after 50 ms,
+/// doubling up to 2 s, so a restarted server is found within about 2 s without hammering it.
+struct Backoff {
+    private var delay: Duration = .zero
+    private var notBefore = ContinuousClock.now
+    private(set) var lastError = ""
+
+    func mayTry() -> Bool { ContinuousClock.now >= notBefore }
+
+    mutating func failed(_ message: String) {
+        delay = delay == .zero ? .milliseconds(50) : min(delay * 2, .seconds(2))
+        notBefore = ContinuousClock.now + delay
+        lastError = message
+    }
+
+    mutating func succeeded() {
+        delay = .zero
+        notBefore = ContinuousClock.now
+    }
+
+    /// How long to wait before the next attempt.
+    var remaining: Duration { max(.zero, notBefore - ContinuousClock.now) }
+}

@@ -1,0 +1,128 @@
+import NavPrefsStore
+
+/// The PostgreSQL layout, as an ordered list of migrations recorded in `navprefs_migrations`.
+///
+/// The tables mirror the SQLite store's (`SQLiteSchema`): values as canonical JSON text
+/// (not `jsonb`, which would reorder object members and rewrite numbers), versions from each
+/// profile's event sequence, tombstones for removed keys. Timestamps are milliseconds since the
+/// Unix epoch from the database's clock, so several instances agree on the age of an event.
+enum PostgresSchema {
+    /// The key of the advisory lock held while migrating: instances that start together
+    /// migrate one after the other, and the later ones find nothing left to do.
+    static let migrationLock: Int64 = 0x4E50_5246  // "NPRF"
+
+    static let migrations: [(version: Int, summary: String, sql: String)] = [
+        (1, "profiles, preferences in two layers, the event log, navigation sessions", """
+            CREATE TABLE profiles (
+                name                text   PRIMARY KEY,
+                created_at          bigint NOT NULL,
+                -- The profile's event sequence: every write takes the next id under this row's lock,
+                -- which also orders the profile's commits by id.
+                last_event_id       bigint NOT NULL DEFAULT 0,
+                defaults_version    bigint NOT NULL DEFAULT 0,
+                -- The id of the last event that changed any value or default: the ETag of the whole set.
+                preferences_version bigint NOT NULL DEFAULT 0
+            );
+
+            -- The application domain; value NULL is a tombstone carrying the removal's version.
+            CREATE TABLE preferences (
+                profile text   NOT NULL,
+                key     text   NOT NULL,
+                value   text,
+                version bigint NOT NULL,
+                PRIMARY KEY (profile, key)
+            );
+
+            -- The registration domain (register(defaults:)), in registration order.
+            CREATE TABLE registered_defaults (
+                profile  text    NOT NULL,
+                key      text    NOT NULL,
+                value    text    NOT NULL,
+                position integer NOT NULL,
+                PRIMARY KEY (profile, key)
+            );
+
+            CREATE TABLE events (
+                profile    text   NOT NULL,
+                id         bigint NOT NULL,
+                type       text   NOT NULL,
+                data       text   NOT NULL,
+                created_at bigint NOT NULL,
+                PRIMARY KEY (profile, id)
+            );
+            CREATE INDEX events_by_time ON events (created_at);
+
+            -- A session's whole state as JSON; depth, root and top are copies for listing.
+            CREATE TABLE sessions (
+                profile     text    NOT NULL,
+                id          text    NOT NULL,
+                state       text    NOT NULL,
+                version     bigint  NOT NULL,
+                depth       integer NOT NULL,
+                root        text    NOT NULL,
+                top         text    NOT NULL,
+                created_seq bigint  NOT NULL,
+                created_at  bigint  NOT NULL,
+                PRIMARY KEY (profile, id)
+            );
+
+            -- `default` always exists and reads as a fresh profile.
+            INSERT INTO profiles (name, created_at) VALUES ('default', \(PostgresStatements.now));
+            """),
+        (2, "access tokens (hashes only) and shared secrets", """
+            CREATE TABLE tokens (
+                id         text   PRIMARY KEY,
+                hash       text   NOT NULL,
+                profile    text,               -- NULL: an admin token
+                label      text   NOT NULL,
+                created_at bigint NOT NULL
+            );
+            CREATE TABLE secrets (
+                name  text PRIMARY KEY,
+                value text NOT NULL
+            );
+            """),
+    ]
+
+    static var latestVersion: Int { migrations.last?.version ?? 0 }
+
+    /// Brings the database to the latest schema under an advisory lock, each migration in the
+    /// transaction that records it; refuses a database whose schema is newer than this build,
+    /// or that holds tables of another program under NavPrefs' names.
+    static func migrate(_ connection: PostgresConnection, upTo target: Int = latestVersion) throws {
+        try connection.query("SELECT pg_advisory_lock($1)", .integer(migrationLock))
+        defer { _ = try? connection.query("SELECT pg_advisory_unlock($1)", .integer(migrationLock)) }
+        try connection.execute("""
+            CREATE TABLE IF NOT EXISTS navprefs_migrations (
+                version    integer     PRIMARY KEY,
+                summary    text        NOT NULL,
+                applied_at timestamptz NOT NULL DEFAULT now()
+            )
+            """)
+        let current = try connection.queryFirst("SELECT coalesce(max(version), 0) FROM navprefs_migrations")?.int64(0) ?? 0
+        guard current <= latestVersion else {
+            throw StoreError.unavailable(reason: "the database has NavPrefs schema version \(current); this build knows up to \(latestVersion)")
+        }
+        if current == 0 {
+            let foreign = try connection.queryFirst("""
+                SELECT count(*) FROM information_schema.tables WHERE table_schema = current_schema()
+                  AND table_name IN ('profiles', 'preferences', 'registered_defaults', 'events', 'sessions')
+                """)?.int64(0) ?? 0
+            guard foreign == 0 else {
+                throw StoreError.unavailable(reason: "the database already has tables named like NavPrefs' but no NavPrefs schema version")
+            }
+        }
+        for migration in migrations where migration.version > current && migration.version <= target {
+            try connection.execute("BEGIN")
+            do {
+                try connection.execute(migration.sql)
+                try connection.query("INSERT INTO navprefs_migrations (version, summary) VALUES ($1, $2)",
+                                     .integer(Int64(migration.version)), .text(migration.summary))
+                try connection.execute("COMMIT")
+            } catch {
+                _ = try? connection.execute("ROLLBACK")
+                throw error
+            }
+        }
+    }
+}

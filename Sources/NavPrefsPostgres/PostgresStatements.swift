@@ -1,0 +1,80 @@
+import NavPrefsStore
+
+/// PostgreSQL's dialect of the store's statements (``StoreStatement/sql(in:)``), and the
+/// statements only this store runs. Lists arrive as array literals (`$2::text[]`); times are milliseconds since 1970
+/// from the database's clock, so several instances agree on the age of an event.
+enum PostgresStatements: SQLDialect {
+    /// Milliseconds since the Unix epoch by the database's clock, as SQL.
+    static let now = "floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint"
+
+    static func list(_ parameter: Int, alias: String, of element: ListElement) -> String {
+        let type = element == .text ? "text[]" : "bigint[]"
+        return "unnest($\(parameter)::\(type)) WITH ORDINALITY AS \(alias)(value, key)"
+    }
+
+    /// Rows read this way stay locked until the transaction ends: concurrent edits of one
+    /// session, on any instance, wait for each other.
+    static let forUpdate = " FOR UPDATE"
+
+    static let applyCounter = """
+        WITH current AS (
+            SELECT CASE WHEN s.value IS NOT NULL THEN (s.value::json #>> '{}')::bigint
+                        ELSE coalesce((d.value::json #>> '{}')::bigint, 0) END AS value,
+                   CASE WHEN s.value IS NOT NULL THEN s.version
+                        ELSE greatest(coalesce(s.version, 0), p.defaults_version) END AS version
+            FROM profiles p
+            LEFT JOIN preferences s ON s.profile = p.name AND s.key = 'numIndex'
+            LEFT JOIN registered_defaults d ON d.profile = p.name AND d.key = 'numIndex'
+            WHERE p.name = $1)
+        INSERT INTO preferences (profile, key, value, version)
+        SELECT $1, 'numIndex', to_json(coalesce($2::bigint, (current.value::numeric + $3::bigint)::bigint)::text)::text, $4::bigint
+        FROM current
+        WHERE current.value BETWEEN $5::bigint AND $6::bigint
+          AND ($7::bigint[] IS NULL OR current.version = ANY($7::bigint[]))
+          AND ($8::bigint[] IS NULL OR current.version <> ALL($8::bigint[]))
+        ON CONFLICT (profile, key) DO UPDATE SET value = excluded.value, version = excluded.version
+        RETURNING (value::json #>> '{}')::bigint, version
+        """
+
+    /// Every instance's listener hears `profile:id` when the transaction commits.
+    static let appendEvent = """
+        WITH logged AS (
+            INSERT INTO events (profile, id, type, data, created_at)
+            VALUES ($1::text, $2::bigint, $3::text, $4::text, \(now))
+            RETURNING created_at)
+        SELECT created_at, pg_notify('\(PostgresListener.channel)', $1::text || ':' || $2::bigint::text) FROM logged
+        """
+
+    // MARK: This store's own
+
+    /// (profile, touching preferences) → the new last event id, whether the row was inserted
+    /// (`xmax = 0` holds for a row this statement inserted, not for one it updated), the defaults
+    /// version. The row's lock is held until the transaction ends.
+    static let claimCreating = """
+        INSERT INTO profiles AS p (name, created_at, last_event_id, preferences_version)
+        VALUES ($1, \(now), 1, CASE WHEN $2::boolean THEN 1 ELSE 0 END)
+        ON CONFLICT (name) DO UPDATE SET last_event_id = p.last_event_id + 1,
+            preferences_version = CASE WHEN $2::boolean THEN p.last_event_id + 1 ELSE p.preferences_version END
+        RETURNING last_event_id, xmax = 0, defaults_version
+        """
+
+    /// The same for a profile that must exist already: no row when it does not.
+    static let claimExisting = """
+        UPDATE profiles SET last_event_id = last_event_id + 1,
+            preferences_version = CASE WHEN $2::boolean THEN last_event_id + 1 ELSE preferences_version END
+        WHERE name = $1
+        RETURNING last_event_id, false, defaults_version
+        """
+
+    /// (profile, after, last) → id, type, data, created_at of the entries in `after + 1 ... last`.
+    static let eventsBetween = "SELECT id, type, data, created_at FROM events WHERE profile = $1 AND id > $2 AND id <= $3 ORDER BY id"
+
+    /// (profiles, positions) → profile, id, type, data, created_at of every entry after each
+    /// profile's position (the listener's catch-up).
+    static let eventsAfterPositions = """
+        SELECT e.profile, e.id, e.type, e.data, e.created_at
+        FROM unnest($1::text[], $2::bigint[]) AS k(profile, after)
+        JOIN events e ON e.profile = k.profile AND e.id > k.after
+        ORDER BY e.profile, e.id
+        """
+}

@@ -1,0 +1,178 @@
+public import NavPrefsCore
+public import NavPrefsStore
+import Dispatch
+import Foundation
+import Synchronization
+
+/// The shared store: several NavPrefs instances on one PostgreSQL database.
+///
+/// - Every operation is the store algorithm of ``TransactionalStore``: each write is one
+///   transaction that first takes the profile's next event id (``PostgresTransaction``), whose
+///   row lock serializes a profile's writes and orders their commits by id. Counters change with
+///   one guarded statement, never a read and a write from Swift. The change, its event and a
+///   `pg_notify` commit together.
+/// - libpq blocks, so calls run on a small pool of threads with one connection each
+///   (``PostgresPool``), never on Swift's cooperative pool.
+/// - Events reach the feed from this store's writes right after their commit, and from other
+///   instances' through one `LISTEN` connection (``PostgresListener``), in id order per profile
+///   without gaps (``EventSequencer``).
+/// - While PostgreSQL cannot be reached, calls fail with ``StoreError/unavailable(reason:)``;
+///   connections are re-established in the background and service resumes by itself.
+public final class PostgresStore: TransactionalStore {
+    public struct Options: Sendable, Equatable {
+        /// A libpq URL, `postgres://user:password@host:port/database?parameters`.
+        public var url: String
+        /// Limits and retention; every instance prunes the log (deletes are idempotent).
+        public var policy: StorePolicy
+        /// Connections (and threads) for calls; the listener has one more of its own.
+        public var poolSize: Int
+        /// Seconds to wait for a new connection before calls fail with 503.
+        public var connectTimeoutSeconds = 5
+
+        public init(url: String, policy: StorePolicy = StorePolicy(), poolSize: Int = 8) {
+            self.url = url
+            self.policy = policy
+            self.poolSize = poolSize
+        }
+    }
+
+    public let options: Options
+    public let feed = EventFeed()
+    public var limits: StoreLimits { options.policy.limits }
+    let pool = PostgresPool()
+    let listener: PostgresListener
+    let sequencer: EventSequencer
+    /// Profiles this instance logged events for since the last pruning (their log may be too long).
+    let profilesWithNewEvents = Mutex<Set<ProfileName>>([])
+    private let stopMaintenance = DispatchSemaphore(value: 0)
+
+    /// Records the options; ``start()`` connects.
+    public init(_ options: Options) {
+        self.options = options
+        sequencer = EventSequencer(feed: feed)
+        listener = PostgresListener()
+    }
+
+    /// Connects, migrates the database (under an advisory lock), starts listening, the pool and
+    /// the pruning thread.
+    /// - Throws: ``StoreError/unavailable(reason:)`` when the database cannot be reached or has a
+    ///   schema this build does not know.
+    public func start() throws(StoreError) {
+        let url = options.url, timeout = options.connectTimeoutSeconds
+        let connect: @Sendable () throws(PostgresError) -> PostgresConnection = { () throws(PostgresError) in
+            try PostgresConnection(url: url, connectTimeoutSeconds: timeout)
+        }
+        // A name of its own, so operators can tell the listener apart in pg_stat_activity.
+        let connectListener: @Sendable () throws(PostgresError) -> PostgresConnection = { () throws(PostgresError) in
+            try PostgresConnection(url: url, applicationName: "navprefs-listener", connectTimeoutSeconds: timeout)
+        }
+        do {
+            try PostgresSchema.migrate(try connect())
+            try listener.start(connect: connectListener, sequencer: sequencer)
+        } catch {
+            throw Self.storeError(error)
+        }
+        do {
+            try pool.start(size: options.poolSize, connect: connect)
+        } catch {
+            listener.close()
+            throw Self.storeError(error)
+        }
+        startMaintenance()
+    }
+
+    public func close() async {
+        stopMaintenance.signal()
+        await waitOffThePool { [pool, listener] in
+            pool.close()
+            listener.close()
+        }
+    }
+
+    public func eventLogBounds(of profile: ProfileName) async throws(StoreError) -> EventLogBounds {
+        // A subscriber is starting: make sure the feed will have every id after the newest it reads.
+        let watch = sequencer.beginBoundsRead(of: profile)
+        let bounds: EventLogBounds
+        do {
+            bounds = try await read(snapshot: false) { transaction in try Self.eventLogBounds(of: profile, in: transaction) }
+        } catch {
+            if let watch { _ = sequencer.endBoundsRead(of: profile, watch, latest: nil) }
+            throw error
+        }
+        if let watch, sequencer.endBoundsRead(of: profile, watch, latest: bounds.latest) {
+            listener.requestCatchUp(of: profile)
+        }
+        return bounds
+    }
+
+    // MARK: Running the algorithm
+
+    /// Runs `body` on a pool connection; it may run twice if the connection is lost.
+    public func read<Value: Sendable>(snapshot: Bool, _ body: @escaping @Sendable (any StoreTransaction) throws -> Value)
+        async throws(StoreError) -> Value {
+        try await pool.run(retry: .always) { connection in
+            let transaction = PostgresTransaction(connection: connection)
+            guard snapshot else { return try body(transaction) }
+            return try connection.transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") { try body(transaction) }
+        }
+    }
+
+    /// Runs `body` in one transaction on a pool connection. Once it committed, the events it
+    /// logged are published to the feed before this returns (see ``EventSequencer/committed(_:)``).
+    public func write<Value: Sendable>(_ body: @escaping @Sendable (any StoreTransaction) throws -> WriteOutcome<Value>)
+        async throws(StoreError) -> Value {
+        let sequencer = self.sequencer
+        return try await pool.run(retry: .ifSafe) { connection in
+            let outcome = try connection.transaction { try body(PostgresTransaction(connection: connection)) }
+            for event in outcome.events {
+                self.profilesWithNewEvents.withLock { _ = $0.insert(event.profile) }
+                // The write is committed: failing to publish now must not fail it. The listener
+                // publishes the event when its notification arrives, or after reconnecting.
+                try? Self.publish(event, sequencer, on: connection)
+            }
+            return outcome.value
+        }
+    }
+
+    /// Publishes a committed event of this store's, first reading from the log any ids before it
+    /// that the feed has not had yet.
+    private static func publish(_ event: LoggedEvent, _ sequencer: EventSequencer, on connection: PostgresConnection) throws {
+        guard case .fetch(var after) = sequencer.committed(event) else { return }
+        for _ in 0..<4 {
+            let events = try connection.events(of: event.profile, after: after, upTo: event.id)
+            if sequencer.deliver(events, of: event.profile, coveringAfter: after) { return }
+            guard let position = sequencer.position(of: event.profile), position < event.id else { return }
+            after = position
+        }
+    }
+
+    /// A pruning every ``StorePolicy/pruneInterval`` on a pool connection, until the store closes.
+    private func startMaintenance() {
+        let stop = stopMaintenance, pool = self.pool, interval = options.policy.pruneInterval
+        let retention = options.policy.retention
+        let thread = Thread { [weak self] in
+            while stop.wait(timeout: .now() + .milliseconds(Int(clamping: max(1, interval.wholeMilliseconds)))) == .timedOut {
+                guard let store = self else { return }
+                let done = DispatchSemaphore(value: 0)
+                let submitted = pool.submit { worker in
+                    // Storage errors are retried at the next interval.
+                    _ = try? worker.perform(retry: .always) { connection in try store.prune(retention, on: connection) }
+                    done.signal()
+                }
+                guard submitted else { return }
+                done.wait()
+            }
+        }
+        thread.name = "postgres-maintenance"
+        thread.start()
+    }
+
+    /// Any error from inside the store, as the ``StoreError`` callers see.
+    static func storeError(_ error: any Error) -> StoreError {
+        switch error {
+        case let error as StoreError: error
+        case let error as PostgresError: error.storeError
+        default: .internal(reason: String(describing: error))
+        }
+    }
+}

@@ -1,0 +1,71 @@
+import Dispatch
+import Glibc
+import NavPrefsStore
+import Synchronization
+
+/// Reader threads, each with its own read-only connection; in WAL mode they read the last
+/// committed state without waiting for the writer.
+final class SQLiteReaders: Sendable {
+    typealias Job = @Sendable (SQLiteConnection) -> Void
+
+    private let queue = JobQueue<Job>()
+    private let stopped = DispatchSemaphore(value: 0)
+    /// Threads started and not yet joined.
+    private let running = Atomic<Int>(0)
+
+    init() {}
+
+    /// Starts `count` reader threads, each opening its connection with `open`.
+    func start(count: Int, open: @escaping @Sendable () throws -> SQLiteConnection) throws {
+        let queue = self.queue
+        for index in 0..<max(1, count) {
+            do {
+                try startWorkerThread(name: "sqlite-reader-\(index)", exited: stopped, setup: open) { connection in
+                    while let jobs = queue.take(upTo: 1) {
+                        for job in jobs { job(connection) }
+                    }
+                }
+                running.add(1, ordering: .relaxed)
+            } catch {
+                // The failed thread has exited (and signalled); stop the ones already running.
+                stopped.wait()
+                close()
+                throw error
+            }
+        }
+    }
+
+    /// Runs `body` on a reader connection.
+    func read<Value: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) throws -> Value) async throws(StoreError) -> Value {
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Value, StoreError>, Never>) in
+            let submitted = queue.submit { connection in
+                continuation.resume(returning: Result { () throws(StoreError) -> Value in
+                    do { return try Self.attempt(body, on: connection) } catch { throw error.storeError }
+                })
+            }
+            if !submitted { continuation.resume(returning: .failure(.closed)) }
+        }
+        return try result.get()
+    }
+
+    /// Runs a read, again after a short pause when it met a transient lock (see
+    /// ``SQLiteError/isTransientForReaders``): busy_timeout covers most waits, but not every
+    /// path of a WAL reader, and a read is safe to repeat. Bounded: four attempts, 15 ms at most.
+    private static func attempt<Value>(_ body: (SQLiteConnection) throws -> Value, on connection: SQLiteConnection) throws -> Value {
+        var pauseMicroseconds: UInt32 = 1_000
+        while true {
+            do {
+                return try body(connection)
+            } catch let error as SQLiteError where error.isTransientForReaders && pauseMicroseconds <= 8_000 {
+                usleep(pauseMicroseconds)
+                pauseMicroseconds *= 2
+            }
+        }
+    }
+
+    /// Lets queued reads finish, then stops the threads (which close their connections).
+    func close() {
+        queue.close()
+        for _ in 0..<running.exchange(0, ordering: .acquiringAndReleasing) { stopped.wait() }
+    }
+}

@@ -1,0 +1,141 @@
+import Foundation
+import NavPrefsStore
+
+/// The database layout, as an ordered list of migrations. The schema version lives in
+/// `PRAGMA user_version`; each migration runs in the transaction that records it.
+///
+/// Tables are STRICT: SQLite would otherwise turn an Int64 overflow into a REAL without a
+/// word (measured: `9223372036854775807 + 1` stored as `9.22337203685478e+18`).
+enum SQLiteSchema {
+    /// Marks the file as NavPrefs' (`PRAGMA application_id`, "NPRF"), so that pointing the
+    /// service at another program's database is refused instead of migrating it.
+    static let applicationID: Int32 = 0x4E50_5246
+
+    static let migrations: [(version: Int, summary: String, sql: String)] = [
+        (1, "profiles, counters and the event log", """
+            CREATE TABLE profiles (
+                name          TEXT    PRIMARY KEY,
+                created_at    INTEGER NOT NULL,
+                last_event_id INTEGER NOT NULL
+            ) STRICT, WITHOUT ROWID;
+
+            CREATE TABLE counters (
+                profile TEXT    PRIMARY KEY,
+                value   INTEGER NOT NULL,
+                version INTEGER NOT NULL
+            ) STRICT, WITHOUT ROWID;
+
+            CREATE TABLE events (
+                profile    TEXT    NOT NULL,
+                id         INTEGER NOT NULL,
+                type       TEXT    NOT NULL,
+                data       TEXT    NOT NULL,
+                created_at INTEGER NOT NULL,
+                PRIMARY KEY (profile, id)
+            ) STRICT, WITHOUT ROWID;
+
+            -- `default` always exists and reads as a fresh profile.
+            INSERT INTO profiles (name, created_at, last_event_id) VALUES ('default', CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER), 0);
+            INSERT INTO counters (profile, value, version) VALUES ('default', 0, 0);
+            """),
+        (2, "preferences in two layers; the counter becomes the numIndex preference; versions from the event sequence", """
+            ALTER TABLE profiles ADD COLUMN defaults_version INTEGER NOT NULL DEFAULT 0;
+            -- The id of the last event that changed any value or default: the ETag of the whole set.
+            ALTER TABLE profiles ADD COLUMN preferences_version INTEGER NOT NULL DEFAULT 0;
+
+            -- The application domain: values as canonical JSON text. A value's version is the id
+            -- of the event that wrote it, so versions never repeat. A removal leaves a tombstone
+            -- (value NULL) with the removal's version, so the versions of views over several keys
+            -- (the font settings) never go back to one they had for other contents.
+            CREATE TABLE preferences (
+                profile TEXT    NOT NULL,
+                key     TEXT    NOT NULL,
+                value   TEXT,
+                version INTEGER NOT NULL,
+                PRIMARY KEY (profile, key)
+            ) STRICT, WITHOUT ROWID;
+
+            -- The registration domain (register(defaults:)), kept with the profile.
+            CREATE TABLE registered_defaults (
+                profile  TEXT    NOT NULL,
+                key      TEXT    NOT NULL,
+                value    TEXT    NOT NULL,
+                position INTEGER NOT NULL,  -- registration order, kept in the JSON object
+                PRIMARY KEY (profile, key)
+            ) STRICT, WITHOUT ROWID;
+
+            -- The seed stores numIndex as a base-10 string; its version becomes the id of the
+            -- counter's last event (ETags held across the upgrade no longer match).
+            INSERT INTO preferences (profile, key, value, version)
+                SELECT c.profile, 'numIndex', json_quote(CAST(c.value AS TEXT)),
+                       coalesce((SELECT max(e.id) FROM events e WHERE e.profile = c.profile AND e.type = 'counter'), 0)
+                FROM counters c WHERE c.version > 0;
+            UPDATE profiles SET preferences_version = coalesce((SELECT version FROM preferences s
+                WHERE s.profile = profiles.name AND s.key = 'numIndex'), 0);
+            DROP TABLE counters;
+            """),
+        (3, "event retention by age", """
+            CREATE INDEX events_by_time ON events (created_at);
+            """),
+        (4, "navigation sessions", """
+            -- A session's whole state as JSON (NavigationSession.json), read and written by the
+            -- writer inside one transaction; depth, root and top are copies for listing.
+            CREATE TABLE sessions (
+                profile    TEXT    NOT NULL,
+                id         TEXT    NOT NULL,
+                state      TEXT    NOT NULL,
+                version    INTEGER NOT NULL,
+                depth      INTEGER NOT NULL,
+                root       TEXT    NOT NULL,
+                top        TEXT    NOT NULL,
+                created_seq INTEGER NOT NULL,  -- the create's event id: creation order, whatever the clock
+                created_at INTEGER NOT NULL,
+                PRIMARY KEY (profile, id)
+            ) STRICT, WITHOUT ROWID;
+            """),
+        (5, "access tokens (hashes only) and shared secrets", """
+            CREATE TABLE tokens (
+                id         TEXT    PRIMARY KEY,
+                hash       TEXT    NOT NULL,
+                profile    TEXT,               -- NULL: an admin token
+                label      TEXT    NOT NULL,
+                created_at INTEGER NOT NULL
+            ) STRICT, WITHOUT ROWID;
+            CREATE TABLE secrets (
+                name  TEXT PRIMARY KEY,
+                value TEXT NOT NULL
+            ) STRICT, WITHOUT ROWID;
+            """),
+    ]
+
+    static var latestVersion: Int { migrations.last?.version ?? 0 }
+
+    /// Brings the database at `connection` to the latest schema, or refuses a file that is not
+    /// NavPrefs' or is newer than this build.
+    static func migrate(_ connection: SQLiteConnection, upTo target: Int = latestVersion) throws {
+        try connection.execute("BEGIN IMMEDIATE")
+        do {
+            let application = try connection.queryFirst("PRAGMA application_id") { Int32(truncatingIfNeeded: $0.int64(0)) } ?? 0
+            let current = try connection.queryFirst("PRAGMA user_version") { Int($0.int64(0)) } ?? 0
+            if application != applicationID {
+                let tables = try connection.queryFirst("SELECT count(*) FROM sqlite_schema") { $0.int64(0) } ?? 0
+                guard application == 0, tables == 0 else {
+                    throw StoreError.unavailable(reason: "\(connection.path) is not a NavPrefs database")
+                }
+                try connection.execute("PRAGMA application_id = \(applicationID)")
+            }
+            guard current <= latestVersion else {
+                throw StoreError.unavailable(
+                    reason: "\(connection.path) has schema version \(current); this build knows up to \(latestVersion)")
+            }
+            for migration in migrations where migration.version > current && migration.version <= target {
+                try connection.execute(migration.sql)
+                try connection.execute("PRAGMA user_version = \(migration.version)")
+            }
+            try connection.execute("COMMIT")
+        } catch {
+            _ = try? connection.execute("ROLLBACK")
+            throw error
+        }
+    }
+}

@@ -1,0 +1,100 @@
+import CSQLite
+import NavPrefsCore
+import NavPrefsStore
+
+/// A prepared statement, finalized when released.
+/// Related SQLite documentation: <https://www.sqlite.org/c3ref/stmt.html>
+final class SQLiteStatement {
+    let handle: OpaquePointer
+    private unowned let connection: SQLiteConnection
+    /// For each value position (0: the value of `$1` or `?1`), the index SQLite gave that
+    /// parameter. SQLite numbers `$n` parameters by first appearance, not by `n`, so binding by
+    /// position would go wrong in a statement that names `$2` before `$1`.
+    private let indices: [Int32]
+
+    init(sql: String, connection: SQLiteConnection) throws(SQLiteError) {
+        var handle: OpaquePointer?
+        let code = sqlite3_prepare_v3(connection.handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &handle, nil)
+        try connection.check(code)
+        guard let handle else { throw SQLiteError(code: SQLITE_MISUSE, message: "empty statement: \(sql)") }
+        var indices: [Int32] = []
+        let count = sqlite3_bind_parameter_count(handle)
+        if count > 0 {
+            indices = Array(1...count)  // plain `?` parameters: in order
+            for index in 1...count {
+                // "$3" or "?3": the number after the sigil is the value's position.
+                guard let name = sqlite3_bind_parameter_name(handle, index),
+                      let number = Int(String(cString: name).dropFirst()), number >= 1, number <= Int(count) else { continue }
+                indices[number - 1] = index
+            }
+        }
+        self.handle = handle
+        self.connection = connection
+        self.indices = indices
+    }
+
+    deinit { sqlite3_finalize(handle) }
+
+    /// Binds `values` to the parameters `?1`, `?2`, ... Lists become JSON arrays, which the
+    /// statements read with `json_each`.
+    func bind(_ values: [StatementValue]) throws(SQLiteError) {
+        for (offset, value) in values.enumerated() {
+            let index = offset < indices.count ? indices[offset] : Int32(offset + 1)
+            let code: Int32 = switch value {
+            case .integer(let number): sqlite3_bind_int64(handle, index, number)
+            case .bool(let flag): sqlite3_bind_int64(handle, index, flag ? 1 : 0)
+            case .text(let text): sqlite3_bind_text(handle, index, text, -1, csqlite_transient())
+            case .null: sqlite3_bind_null(handle, index)
+            case .integers(let numbers):
+                sqlite3_bind_text(handle, index, "[" + numbers.map(String.init).joined(separator: ",") + "]", -1, csqlite_transient())
+            case .texts(let texts):
+                sqlite3_bind_text(handle, index, JSONValue.array(texts.map(JSONValue.string)).jsonText, -1, csqlite_transient())
+            }
+            try connection.check(code)
+        }
+    }
+
+    /// Advances to the next row; `false` when the statement is done.
+    func step() throws(SQLiteError) -> Bool {
+        let code = sqlite3_step(handle)
+        if code == SQLITE_ROW { return true }
+        try connection.check(code, expecting: SQLITE_DONE)
+        return false
+    }
+
+    /// Makes the statement ready to run again and drops its bindings.
+    func reset() {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+    }
+}
+
+/// The current row of a stepping statement; valid only inside the row closure.
+struct SQLiteRow {
+    let statement: OpaquePointer
+
+    func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(statement, column) }
+
+    func text(_ column: Int32) -> String {
+        guard let bytes = sqlite3_column_text(statement, column) else { return "" }
+        let count = Int(sqlite3_column_bytes(statement, column))
+        return String(decoding: UnsafeRawBufferPointer(start: bytes, count: count), as: UTF8.self)
+    }
+
+    func isNull(_ column: Int32) -> Bool { sqlite3_column_type(statement, column) == SQLITE_NULL }
+
+    /// The whole row, read into memory (integers as integers, NULL as NULL, the rest as text).
+    var cells: StoreRow {
+        let count = sqlite3_column_count(statement)
+        var cells: [StoreRow.Cell] = []
+        cells.reserveCapacity(Int(count))
+        for column in 0..<count {
+            switch sqlite3_column_type(statement, column) {
+            case SQLITE_NULL: cells.append(.null)
+            case SQLITE_INTEGER: cells.append(.integer(int64(column)))
+            default: cells.append(.text(text(column)))
+            }
+        }
+        return StoreRow(cells)
+    }
+}

@@ -1,0 +1,52 @@
+import NavPrefsStore
+
+/// SQLite's dialect of the store's statements (``StoreStatement/sql(in:)``), and the statements
+/// only this store runs. Lists arrive as JSON arrays, read with `json_each` (whose `key` column
+/// is the position); times are milliseconds since 1970 from SQLite's clock. Parameters are
+/// numbered (`$1` or `?1`); ``SQLiteStatement`` binds them by number.
+enum SQLiteStatements: SQLDialect {
+    /// Milliseconds since the Unix epoch, as SQL (`julianday` has millisecond resolution).
+    static let now = "CAST(round((julianday('now') - 2440587.5) * 86400000) AS INTEGER)"
+
+    static func list(_ parameter: Int, alias: String, of element: ListElement) -> String {
+        "json_each($\(parameter)) AS \(alias)"
+    }
+
+    /// Nothing: the writer is the only writer, so its transaction is exclusive already.
+    static let forUpdate = ""
+
+    static let applyCounter = """
+        WITH current AS (
+            SELECT CASE WHEN s.value IS NOT NULL THEN CAST(json_extract(s.value, '$') AS INTEGER)
+                        ELSE coalesce(CAST(json_extract(d.value, '$') AS INTEGER), 0) END AS value,
+                   CASE WHEN s.value IS NOT NULL THEN s.version
+                        ELSE max(coalesce(s.version, 0), p.defaults_version) END AS version
+            FROM profiles p
+            LEFT JOIN preferences s ON s.profile = p.name AND s.key = 'numIndex'
+            LEFT JOIN registered_defaults d ON d.profile = p.name AND d.key = 'numIndex'
+            WHERE p.name = ?1)
+        INSERT INTO preferences (profile, key, value, version)
+        SELECT ?1, 'numIndex', json_quote(CAST(coalesce(?2, current.value + ?3) AS TEXT)), ?4
+        FROM current
+        WHERE current.value BETWEEN ?5 AND ?6
+          AND (?7 IS NULL OR current.version IN (SELECT value FROM json_each(?7)))
+          AND (?8 IS NULL OR current.version NOT IN (SELECT value FROM json_each(?8)))
+        ON CONFLICT (profile, key) DO UPDATE SET value = excluded.value, version = excluded.version
+        RETURNING CAST(json_extract(value, '$') AS INTEGER), version
+        """
+
+    static let appendEvent =
+        "INSERT INTO events (profile, id, type, data, created_at) VALUES (?1, ?2, ?3, ?4, \(now)) RETURNING created_at"
+
+    // MARK: This store's own
+
+    /// (profile): creates the profile's row unless it exists.
+    static let createProfile = "INSERT INTO profiles (name, created_at, last_event_id) VALUES (?1, \(now), 0) ON CONFLICT DO NOTHING"
+
+    /// (profile, touching preferences) → the new last event id, the defaults version.
+    static let claimEventID = """
+        UPDATE profiles SET last_event_id = last_event_id + 1,
+            preferences_version = CASE WHEN ?2 THEN last_event_id + 1 ELSE preferences_version END
+        WHERE name = ?1 RETURNING last_event_id, defaults_version
+        """
+}

@@ -1,0 +1,174 @@
+public import NavPrefsCore
+public import NavPrefsStore
+import Foundation
+import Synchronization
+
+/// The embedded store: one SQLite file in WAL mode, one writer thread with group commit,
+/// reader threads, and a cache of recent counter states for reads that need no I/O.
+///
+/// One process owns the file (enforced with a lock); several instances need PostgreSQL. Every
+/// operation is the store algorithm of ``TransactionalStore``; this type holds only what is
+/// SQLite's: its threads and connections, its schema, its pruning, and the counter cache (which
+/// is right only for a store that sees every write).
+public final class SQLiteStore: TransactionalStore, CounterCacheReading {
+    public struct Options: Sendable, Equatable {
+        public var path: String
+        public var durability: Durability
+        public var policy: StorePolicy
+        /// Reader threads, each with its own connection.
+        public var readerCount = 2
+        /// Profiles whose counter state is kept in memory.
+        public var cacheCapacity = 100_000
+        /// Writes committed together at most.
+        public var maxBatch = 256
+
+        public init(path: String, durability: Durability = .full, policy: StorePolicy = StorePolicy()) {
+            self.path = path
+            self.durability = durability
+            self.policy = policy
+        }
+    }
+
+    public let options: Options
+    public let feed = EventFeed()
+    public var limits: StoreLimits { options.policy.limits }
+    let writer = SQLiteWriter()
+    let readers = SQLiteReaders()
+    let counters: CounterCache
+    private let fileLock = Mutex<DatabaseFileLock?>(nil)
+
+    /// Records the options; ``start()`` opens the file.
+    public init(_ options: Options) {
+        self.options = options
+        counters = CounterCache(capacity: options.cacheCapacity)
+    }
+
+    /// Opens (creating and migrating if needed) the database at `options.path` and starts the
+    /// writer and reader threads.
+    public func start() throws(StoreError) {
+        let lock = try DatabaseFileLock(path: options.path)
+        let path = options.path
+        let synchronous = options.durability == .full ? "FULL" : "NORMAL"
+        let retention = options.policy.retention
+        let (feed, counters) = (self.feed, self.counters)
+        do {
+            try writer.start(open: {
+                let connection = try SQLiteConnection(path: path, readOnly: false)
+                // WAL is persistent in the file; synchronous and the timeout are per connection.
+                try connection.execute("""
+                    PRAGMA journal_mode = WAL;
+                    PRAGMA synchronous = \(synchronous);
+                    PRAGMA busy_timeout = 5000;
+                    PRAGMA foreign_keys = OFF;
+                    """)
+                try SQLiteSchema.migrate(connection)
+                return WriteContext(connection: connection)
+            }, maxBatch: options.maxBatch, maintenanceInterval: options.policy.pruneInterval, maintenance: { context in
+                // Storage errors here are retried at the next interval; writes report their own.
+                _ = try? Self.pruneInTransaction(context, retention)
+            }, committed: { context, committed in
+                Self.apply(committed, context: context, feed: feed, counters: counters)
+            })
+        } catch {
+            lock.release()
+            throw error.storeError
+        }
+        do {
+            try readers.start(count: options.readerCount) {
+                let connection = try SQLiteConnection(path: path, readOnly: true)
+                try connection.execute("PRAGMA busy_timeout = 5000; PRAGMA query_only = 1;")
+                return connection
+            }
+        } catch {
+            writer.close()
+            lock.release()
+            throw error.storeError
+        }
+        fileLock.withLock { $0 = lock }
+    }
+
+    /// Finishes queued writes, stops the threads and releases the file.
+    public func close() async {
+        await waitOffThePool { [self] in
+            writer.close()
+            readers.close()
+            fileLock.withLock { lock in
+                lock?.release()
+                lock = nil
+            }
+        }
+    }
+
+    /// After a commit, in commit order and before anyone is answered: the profiles that exist
+    /// now, the events for the feed, and the counter cache.
+    private static func apply(_ committed: [CommitEffects], context: WriteContext, feed: EventFeed, counters: CounterCache) {
+        var events: [LoggedEvent] = []
+        for effects in committed {
+            context.knownProfiles.formUnion(effects.claimedProfiles)
+            for event in effects.events { context.profilesWithNewEvents.insert(event.profile) }
+            events += effects.events
+        }
+        feed.publish(events)
+        for effects in committed {
+            switch effects.counterView {
+            case .committed(let state)?: counters.committed(state)
+            case .profileExists(let profile)?: counters.profileExists(profile)
+            case .invalidated(let profile)?: counters.invalidate(profile)
+            case nil: break
+            }
+        }
+    }
+
+    // MARK: Running the algorithm
+
+    public func read<Value: Sendable>(snapshot: Bool, _ body: @escaping @Sendable (any StoreTransaction) throws -> Value)
+        async throws(StoreError) -> Value {
+        try await readers.read { connection in
+            let transaction = SQLiteTransaction(connection: connection, writer: nil)
+            guard snapshot else { return try body(transaction) }
+            return try connection.transaction { try body(transaction) }
+        }
+    }
+
+    public func write<Value: Sendable>(_ body: @escaping @Sendable (any StoreTransaction) throws -> WriteOutcome<Value>)
+        async throws(StoreError) -> Value {
+        try await writer.write { transaction in try body(transaction) }
+    }
+
+    // MARK: The counter cache
+
+    public func cachedCounter(of profile: ProfileName) -> CounterLookup? {
+        switch counters.lookup(profile) {
+        case .present(let state)?: .found(state)
+        case .absent?: .profileNotFound
+        case nil: nil
+        }
+    }
+
+    /// Reads the counter and fills the cache with what it found, unless a write or an eviction
+    /// came in between (see ``CounterCache``).
+    public func counter(of profile: ProfileName) async throws(StoreError) -> CounterState {
+        let generation = counters.generation
+        let slot = try await read(snapshot: false) { transaction in
+            try Steps.readSlot(WellKnownKey.counter, of: profile, in: transaction)
+        }
+        counters.fill(profile, with: slot.map { .present(CounterState(profile: profile, slot: $0)) } ?? .absent, readAt: generation)
+        guard let slot else { throw .profileNotFound(profile) }
+        return CounterState(profile: profile, slot: slot)
+    }
+}
+
+extension SQLiteConnection {
+    /// Runs `body` in a read transaction, so that several statements see one snapshot.
+    func transaction<T>(_ body: () throws -> T) throws -> T {
+        try run("BEGIN")
+        do {
+            let result = try body()
+            try run("COMMIT")
+            return result
+        } catch {
+            _ = try? run("ROLLBACK")
+            throw error
+        }
+    }
+}

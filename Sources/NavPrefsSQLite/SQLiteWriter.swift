@@ -1,0 +1,184 @@
+import CSQLite
+import Foundation
+import NavPrefsCore
+import NavPrefsStore
+import Synchronization
+
+/// The writer thread's view of the database: its connection, and what it knows for certain
+/// because it is the only writer (profiles that exist).
+final class WriteContext {
+    let connection: SQLiteConnection
+    var knownProfiles: Set<String> = []
+    /// Profiles that logged events since the last pruning, whose log may exceed its length limit.
+    var profilesWithNewEvents: Set<ProfileName> = []
+
+    init(connection: SQLiteConnection) { self.connection = connection }
+}
+
+/// What a committed job leaves for after the commit: its events (for the feed), how it changed
+/// the counter view (for the cache) and the profiles it claimed ids of (they exist now).
+struct CommitEffects {
+    let events: [LoggedEvent]
+    let counterView: CounterViewChange?
+    let claimedProfiles: [String]
+}
+
+/// The single writer: one thread, one connection, and group commit. Jobs queued while a
+/// transaction commits form the next transaction, each inside a savepoint of its own, so one
+/// refused write (412, 409) rolls back alone while the others share one commit (and, with
+/// `synchronous=FULL`, one flush).
+final class SQLiteWriter: Sendable {
+    private let queue = JobQueue<any WriteJob>()
+    private let stopped = DispatchSemaphore(value: 0)
+    private let started = Atomic<Bool>(false)
+
+    init() {}
+
+    /// Opens the connection with `open` on a new thread and starts taking jobs.
+    /// - Parameters:
+    ///   - maintenance: run on the writer thread between batches, about every
+    ///     `maintenanceInterval` (pruning the event log), in its own transactions.
+    ///   - committed: after each commit, with the effects of the jobs that committed, in commit
+    ///     order, before any of them is answered.
+    func start(open: @escaping @Sendable () throws -> WriteContext, maxBatch: Int, maintenanceInterval: Duration,
+               maintenance: @escaping @Sendable (WriteContext) -> Void,
+               committed: @escaping @Sendable (WriteContext, [CommitEffects]) -> Void) throws {
+        let queue = self.queue
+        let interval = Double(maintenanceInterval.components.seconds) + Double(maintenanceInterval.components.attoseconds) / 1e18
+        try startWorkerThread(name: "sqlite-writer", exited: stopped, setup: open) { context in
+            var nextMaintenance = Date(timeIntervalSinceNow: interval)
+            while let batch = queue.take(upTo: maxBatch, until: nextMaintenance) {
+                if !batch.isEmpty { Self.commit(batch, in: context, committed: committed) }
+                if Date() >= nextMaintenance {
+                    maintenance(context)
+                    nextMaintenance = Date(timeIntervalSinceNow: interval)
+                }
+            }
+        }
+        started.store(true, ordering: .releasing)
+    }
+
+    /// Runs `body` in the next transaction and returns its value once that transaction commits.
+    func write<Value: Sendable>(
+        _ body: @escaping @Sendable (SQLiteTransaction) throws -> WriteOutcome<Value>
+    ) async throws(StoreError) -> Value {
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Value, StoreError>, Never>) in
+            if !queue.submit(PendingWrite(body: body, continuation: continuation)) {
+                continuation.resume(returning: .failure(.closed))
+            }
+        }
+        return try result.get()
+    }
+
+    /// Finishes every queued write, then stops the thread (which closes the connection).
+    func close() {
+        queue.close()
+        if started.exchange(false, ordering: .acquiringAndReleasing) { stopped.wait() }
+    }
+
+    private static func commit(_ batch: ArraySlice<any WriteJob>, in context: WriteContext,
+                               committed: (WriteContext, [CommitEffects]) -> Void) {
+        let connection = context.connection
+        do {
+            try connection.run("BEGIN IMMEDIATE")
+        } catch {
+            for job in batch { job.abandon(error.storeError) }
+            return
+        }
+        let isolate = batch.count > 1
+        for job in batch {
+            do {
+                // Transaction control goes through cached prepared statements too: parsing them
+                // again for every job showed in profiles.
+                if isolate { try connection.run("SAVEPOINT job") }
+                let refused = try job.perform(context)
+                if isolate {
+                    if refused { try connection.run("ROLLBACK TO job") }
+                    try connection.run("RELEASE job")
+                }
+            } catch {
+                // A storage failure (I/O, disk full, busy) may have rolled the transaction back
+                // already: give up the whole batch, none of it was acknowledged.
+                _ = try? connection.run("ROLLBACK")
+                for job in batch { job.abandon(error.storeError) }
+                return
+            }
+        }
+        do {
+            if !isolate && batch.first?.effects == nil {
+                try connection.run("ROLLBACK")
+            } else {
+                try connection.run("COMMIT")
+            }
+        } catch {
+            _ = try? connection.run("ROLLBACK")
+            for job in batch { job.abandon(error.storeError) }
+            return
+        }
+        // Committed: effects first (the feed, caches), in commit order, then the answers.
+        committed(context, batch.compactMap(\.effects))
+        for job in batch { job.finish() }
+    }
+}
+
+/// A queued write, type-erased for the writer's queue.
+protocol WriteJob: Sendable {
+    /// Runs inside the transaction; returns `true` if the job refused (its changes must be rolled
+    /// back). Throws only for storage failures.
+    func perform(_ context: WriteContext) throws -> Bool
+    /// What the job leaves for after the commit; `nil` if it refused.
+    var effects: CommitEffects? { get }
+    /// After the commit: answers the caller.
+    func finish()
+    /// The transaction failed: answers the caller with `error`.
+    func abandon(_ error: StoreError)
+}
+
+/// Safety (`@unchecked Sendable`): `outcome` and `effects` are written and read only on the
+/// writer thread; the continuation is resumed exactly once, by `finish` or `abandon`.
+private final class PendingWrite<Value: Sendable>: WriteJob, @unchecked Sendable {
+    let body: @Sendable (SQLiteTransaction) throws -> WriteOutcome<Value>
+    let continuation: CheckedContinuation<Result<Value, StoreError>, Never>
+    var outcome: Result<Value, StoreError>?
+    var effects: CommitEffects?
+
+    init(body: @escaping @Sendable (SQLiteTransaction) throws -> WriteOutcome<Value>,
+         continuation: CheckedContinuation<Result<Value, StoreError>, Never>) {
+        self.body = body
+        self.continuation = continuation
+    }
+
+    func perform(_ context: WriteContext) throws -> Bool {
+        let transaction = SQLiteTransaction(connection: context.connection, writer: context)
+        do {
+            let written = try body(transaction)
+            outcome = .success(written.value)
+            effects = CommitEffects(events: written.events, counterView: written.counterView,
+                                    claimedProfiles: transaction.claimedProfiles)
+            return false
+        } catch let error as StoreError {
+            outcome = .failure(error)
+            effects = nil
+            return true
+        }
+    }
+
+    func finish() {
+        continuation.resume(returning: outcome ?? .failure(.internal(reason: "a write finished without running")))
+    }
+
+    func abandon(_ error: StoreError) {
+        continuation.resume(returning: .failure(error))
+    }
+}
+
+extension Error {
+    /// Any error from inside a store, as the ``StoreError`` callers see.
+    var storeError: StoreError {
+        switch self {
+        case let error as StoreError: error
+        case let error as SQLiteError: error.storeError
+        default: .internal(reason: String(describing: self))
+        }
+    }
+}

@@ -1,0 +1,130 @@
+/// What differs between SQL dialects in statements that are otherwise written once
+/// (``StoreStatement/sql(in:)``): how a list parameter becomes a table, the clock, row locks,
+/// and the few statements a dialect must say its own way.
+public protocol SQLDialect {
+    /// A table named `alias` of the elements of list parameter `$parameter`, with columns
+    /// `value` (the element) and `key` (its position; ascending in list order).
+    static func list(_ parameter: Int, alias: String, of element: ListElement) -> String
+    /// Milliseconds since the Unix epoch by the database's clock, as SQL.
+    static var now: String { get }
+    /// What ends a `SELECT` whose rows stay locked until the transaction ends (empty where a
+    /// write transaction is exclusive already).
+    static var forUpdate: String { get }
+    /// The dialect's ``StoreStatement/applyCounter``: standard SQL cannot read a JSON number.
+    static var applyCounter: String { get }
+    /// The dialect's ``StoreStatement/appendEvent`` (PostgreSQL also notifies other instances).
+    static var appendEvent: String { get }
+}
+
+extension SQLDialect {
+    /// `statement` in this dialect.
+    public static func sql(_ statement: StoreStatement) -> String { statement.sql(in: Self.self) }
+}
+
+/// The type of a list parameter's elements.
+public enum ListElement: Sendable {
+    case text, integer
+}
+
+extension StoreStatement {
+    /// The statement's SQL in `dialect`; parameters are `$1`, `$2`, ... in both dialects.
+    public func sql<Dialect: SQLDialect>(in dialect: Dialect.Type) -> String {
+        switch self {
+        case .readSlots:
+            """
+            SELECT s.value, s.version, d.value, p.defaults_version
+            FROM profiles p
+            CROSS JOIN \(dialect.list(2, alias: "k", of: .text))
+            LEFT JOIN preferences s ON s.profile = p.name AND s.key = k.value
+            LEFT JOIN registered_defaults d ON d.profile = p.name AND d.key = k.value
+            WHERE p.name = $1
+            ORDER BY k.key
+            """
+        case .profileVersions:
+            "SELECT defaults_version, preferences_version FROM profiles WHERE name = $1"
+        case .storedPreferences:
+            "SELECT key, value, version FROM preferences WHERE profile = $1 AND value IS NOT NULL"
+        case .countStoredPreferences:
+            "SELECT count(*) FROM preferences WHERE profile = $1 AND value IS NOT NULL"
+        case .upsertPreferences:
+            // `WHERE true` keeps SQLite from reading ON CONFLICT as part of the join.
+            """
+            INSERT INTO preferences (profile, key, value, version)
+            SELECT CAST($1 AS TEXT), k.value, v.value, CAST($4 AS BIGINT)
+            FROM \(dialect.list(2, alias: "k", of: .text)) JOIN \(dialect.list(3, alias: "v", of: .text)) ON v.key = k.key
+            WHERE true
+            ON CONFLICT (profile, key) DO UPDATE SET value = excluded.value, version = excluded.version
+            """
+        case .tombstonePreferences:
+            """
+            UPDATE preferences SET value = NULL, version = $3
+            WHERE profile = $1 AND key IN (SELECT k.value FROM \(dialect.list(2, alias: "k", of: .text)))
+            """
+        case .pruneTombstones:
+            """
+            DELETE FROM preferences WHERE profile = $1 AND value IS NULL AND key NOT IN ('numIndex', 'fontSizekey', 'sliderValuekey')
+              AND version < (SELECT version FROM preferences WHERE profile = $1 AND value IS NULL
+                             AND key NOT IN ('numIndex', 'fontSizekey', 'sliderValuekey')
+                             ORDER BY version DESC LIMIT 1 OFFSET $2)
+            """
+        case .registeredDefaults:
+            "SELECT key, value FROM registered_defaults WHERE profile = $1 ORDER BY position"
+        case .deleteDefaults:
+            "DELETE FROM registered_defaults WHERE profile = $1"
+        case .insertDefaults:
+            """
+            INSERT INTO registered_defaults (profile, key, value, position)
+            SELECT CAST($1 AS TEXT), k.value, v.value, k.key
+            FROM \(dialect.list(2, alias: "k", of: .text)) JOIN \(dialect.list(3, alias: "v", of: .text)) ON v.key = k.key
+            """
+        case .setDefaultsVersion:
+            "UPDATE profiles SET defaults_version = $2 WHERE name = $1"
+        case .applyCounter:
+            dialect.applyCounter
+        case .appendEvent:
+            dialect.appendEvent
+        case .countSessions:
+            "SELECT count(*) FROM sessions WHERE profile = $1"
+        case .insertSession:
+            """
+            INSERT INTO sessions (profile, id, state, version, depth, root, top, created_seq, created_at)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $4, \(dialect.now))
+            """
+        case .updateSession:
+            "UPDATE sessions SET state = $3, version = $4, depth = $5, root = $6, top = $7 WHERE profile = $1 AND id = $2"
+        case .deleteSession:
+            "DELETE FROM sessions WHERE profile = $1 AND id = $2"
+        case .readSession:
+            "SELECT state, version FROM sessions WHERE profile = $1 AND id = $2"
+        case .readSessionForUpdate:
+            "SELECT state, version FROM sessions WHERE profile = $1 AND id = $2" + dialect.forUpdate
+        case .sessionVersionForUpdate:
+            "SELECT version FROM sessions WHERE profile = $1 AND id = $2" + dialect.forUpdate
+        case .listSessions:
+            """
+            SELECT s.id, s.version, s.depth, s.root, s.top
+            FROM profiles p LEFT JOIN sessions s ON s.profile = p.name
+            WHERE p.name = $1
+            ORDER BY s.created_seq
+            """
+        case .eventLogBounds:
+            "SELECT (SELECT last_event_id FROM profiles WHERE name = $1), (SELECT min(id) FROM events WHERE profile = $1)"
+        case .eventsAfter:
+            "SELECT id, type, data, created_at FROM events WHERE profile = $1 AND id > $2 ORDER BY id LIMIT $3"
+        case .insertToken:
+            "INSERT INTO tokens (id, hash, profile, label, created_at) VALUES ($1, $2, $3, $4, $5)"
+        case .listTokens:
+            "SELECT id, hash, profile, label, created_at FROM tokens ORDER BY created_at, id"
+        case .token:
+            "SELECT id, hash, profile, label, created_at FROM tokens WHERE id = $1"
+        case .deleteToken:
+            "DELETE FROM tokens WHERE id = $1 RETURNING 1"
+        case .insertSecretIfAbsent:
+            "INSERT INTO secrets (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING"
+        case .secret:
+            "SELECT value FROM secrets WHERE name = $1"
+        case .ping:
+            "SELECT 1"
+        }
+    }
+}

@@ -1,0 +1,92 @@
+/// Every statement the store algorithm runs, by name. Each dialect maps a name to its SQL in one
+/// place (`SQLiteStatements.swift`, `PostgresStatements.swift`); parameters are positional and
+/// listed here with the columns each statement answers.
+public enum StoreStatement: Sendable, Hashable, CaseIterable {
+    // MARK: Preferences and defaults
+
+    /// (profile, keys: texts) → per key in the order given: stored value (JSON text, NULL: none or
+    /// a tombstone), its version (NULL: never stored), registered default (JSON text), the
+    /// profile's defaults version. No rows when the profile does not exist.
+    case readSlots
+    /// (profile) → defaults version, preferences version. No row when the profile does not exist.
+    case profileVersions
+    /// (profile) → key, value (JSON text), version of every stored value.
+    case storedPreferences
+    /// (profile) → number of stored values (tombstones not counted).
+    case countStoredPreferences
+    /// (profile, keys: texts, values: texts of JSON, version): stores each value under its key.
+    case upsertPreferences
+    /// (profile, keys: texts, version): removes the stored values, leaving tombstones that carry
+    /// the removal's version.
+    case tombstonePreferences
+    /// (profile, kept): deletes the tombstones of ordinary keys beyond the newest `kept`.
+    case pruneTombstones
+    /// (profile) → key, value (JSON text), in registration order.
+    case registeredDefaults
+    /// (profile): forgets every registered default.
+    case deleteDefaults
+    /// (profile, keys: texts, values: texts of JSON): registers each, in the order given.
+    case insertDefaults
+    /// (profile, version): the version of the profile's registered defaults.
+    case setDefaultsVersion
+
+    // MARK: The counter
+
+    /// (profile, assigned value or NULL, delta, event id, lowest admissible current value, highest,
+    /// versions If-Match admits (integers) or NULL, versions If-None-Match excludes or NULL) →
+    /// the new value and version; no row when a guard refused. One statement reads the counter
+    /// through its layers (stored `numIndex`, else its registered default, else 0), applies the
+    /// range guard that keeps the result within Int64 (C-7) and the precondition, and
+    /// writes: no read-modify-write in Swift.
+    case applyCounter
+
+    // MARK: Navigation sessions
+
+    /// (profile) → number of sessions.
+    case countSessions
+    /// (profile, id, state JSON, version, depth, root, top): a new session, created now.
+    case insertSession
+    /// (profile, id, state JSON, version, depth, root, top).
+    case updateSession
+    /// (profile, id).
+    case deleteSession
+    /// (profile, id) → state JSON, version.
+    case readSession
+    /// (profile, id) → state JSON, version; the row stays locked until the transaction ends.
+    case readSessionForUpdate
+    /// (profile, id) → version; the row stays locked until the transaction ends.
+    case sessionVersionForUpdate
+    /// (profile) → one row per session, oldest first: id, version, depth, root, top; a profile
+    /// without sessions answers one row of NULLs, a missing profile none.
+    case listSessions
+
+    // MARK: The event log
+
+    /// (profile, id, type, data) → the commit time (milliseconds since 1970) of the new entry.
+    /// With several instances it also tells them (PostgreSQL's NOTIFY, delivered at commit).
+    case appendEvent
+    /// (profile) → the newest id issued (NULL: no such profile), the oldest id kept (NULL: none).
+    case eventLogBounds
+    /// (profile, after, limit) → id, type, data, created_at of the entries after `after`, oldest first.
+    case eventsAfter
+
+    // MARK: Access tokens and secrets
+
+    /// (id, hash, profile or NULL, label, created_at).
+    case insertToken
+    /// () → id, hash, profile, label, created_at of every token, oldest first.
+    case listTokens
+    /// (id) → id, hash, profile, label, created_at.
+    case token
+    /// (id) → one row when a token was deleted.
+    case deleteToken
+    /// (name, value): stores a secret unless one has the name already.
+    case insertSecretIfAbsent
+    /// (name) → value.
+    case secret
+
+    // MARK: Health
+
+    /// () → one row.
+    case ping
+}

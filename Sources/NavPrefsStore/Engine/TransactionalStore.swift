@@ -1,0 +1,83 @@
+public import NavPrefsCore
+
+/// A ``Store`` that runs the one store algorithm (the `Operations` folder) on transactions of its
+/// SQL dialect. A dialect target provides how to run a read and a write on its connections; every
+/// operation of ``Store`` is then written once, in the extensions of this protocol.
+public protocol TransactionalStore: Store {
+    /// Bounds the algorithm enforces.
+    var limits: StoreLimits { get }
+
+    /// Runs `body` on a connection of the store and returns its value. With `snapshot`, every
+    /// statement `body` runs sees the same committed state (one read transaction); a body of a
+    /// single statement does without. It may run twice when a connection is lost: reads are
+    /// safe to repeat.
+    func read<Value: Sendable>(snapshot: Bool, _ body: @escaping @Sendable (any StoreTransaction) throws -> Value)
+        async throws(StoreError) -> Value
+
+    /// Runs `body` in a write transaction and returns the outcome's value once the transaction
+    /// has committed at the store's durability, after the outcome's events were published to
+    /// ``Store/feed`` in commit order. A ``StoreError`` thrown by `body` refuses the write:
+    /// nothing of it is kept and the error is answered; any other error is a storage failure.
+    func write<Value: Sendable>(_ body: @escaping @Sendable (any StoreTransaction) throws -> WriteOutcome<Value>)
+        async throws(StoreError) -> Value
+}
+
+extension TransactionalStore {
+    func read<Value: Sendable>(_ body: @escaping @Sendable (any StoreTransaction) throws -> Value) async throws(StoreError) -> Value {
+        try await read(snapshot: true, body)
+    }
+}
+
+/// What a write did: its value for the caller, the events it logged (published once it
+/// commits), and how it changed the counter view, for a store that keeps counters in memory.
+public struct WriteOutcome<Value> {
+    public let value: Value
+    public let events: [LoggedEvent]
+    public let counterView: CounterViewChange?
+
+    public init(_ value: Value, events: [LoggedEvent] = [], counterView: CounterViewChange? = nil) {
+        self.value = value
+        self.events = events
+        self.counterView = counterView
+    }
+}
+
+/// How a committed write changed what a profile's counter reads, for caches of it.
+public enum CounterViewChange: Sendable, Equatable {
+    /// The counter reads this state now.
+    case committed(CounterState)
+    /// The profile exists now (a cached "no such profile" is wrong); its counter did not change.
+    case profileExists(ProfileName)
+    /// The counter may read otherwise now, in a way the write did not compute (its default changed).
+    case invalidated(ProfileName)
+}
+
+/// Bounds on what one profile may hold, enforced by the store algorithm.
+public struct StoreLimits: Sendable, Equatable {
+    /// Keys one profile may store.
+    public var maxPreferencesPerProfile: Int
+    /// Navigation sessions one profile may hold.
+    public var maxSessionsPerProfile: Int
+    /// Tombstones of ordinary keys kept per profile (their versions matter only while recent).
+    public var keptTombstones: Int
+
+    public init(maxPreferencesPerProfile: Int = 1_000, maxSessionsPerProfile: Int = 100, keptTombstones: Int = 1_000) {
+        self.maxPreferencesPerProfile = maxPreferencesPerProfile
+        self.maxSessionsPerProfile = maxSessionsPerProfile
+        self.keptTombstones = keptTombstones
+    }
+}
+
+/// What every store enforces and how it keeps its event log, whatever the database.
+public struct StorePolicy: Sendable, Equatable {
+    public var limits: StoreLimits
+    public var retention: EventRetention
+    /// How often the store prunes its log.
+    public var pruneInterval: Duration
+
+    public init(limits: StoreLimits = StoreLimits(), retention: EventRetention = EventRetention(), pruneInterval: Duration = .seconds(60)) {
+        self.limits = limits
+        self.retention = retention
+        self.pruneInterval = pruneInterval
+    }
+}

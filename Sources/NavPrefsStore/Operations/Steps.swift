@@ -1,0 +1,90 @@
+package import NavPrefsCore
+import NavPrefsJSON
+
+/// The steps operations share, over any dialect's transaction: reading slots, logging events,
+/// checking preconditions, and deciding which event a change logs.
+package enum Steps {
+    /// `keys` of `profile` in both layers, in the order asked, read by one statement (one
+    /// snapshot); `nil` when the profile does not exist.
+    package static func readSlots(_ keys: [PreferenceKey], of profile: ProfileName, in transaction: any StoreTransaction) throws
+        -> [PreferenceSlot]? {
+        let rows = try transaction.rows(.readSlots, .text(profile.rawValue), .texts(keys.map(\.rawValue)))
+        guard rows.count == keys.count else { return nil }
+        return try zip(keys, rows).map { key, row in
+            let version = try row.optionalInt64(1)
+            let stored = try row.optionalText(0).map { PreferenceSlot.Stored(value: try parse($0), version: Version(version ?? 0)) }
+            return PreferenceSlot(key: key, stored: stored, removedAt: stored == nil ? version.map(Version.init) : nil,
+                                  registered: try row.optionalText(2).map(parse), defaultsVersion: Version(try row.int64(3)))
+        }
+    }
+
+    /// One key of `profile` in both layers; `nil` when the profile does not exist.
+    package static func readSlot(_ key: PreferenceKey, of profile: ProfileName, in transaction: any StoreTransaction) throws -> PreferenceSlot? {
+        try readSlots([key], of: profile, in: transaction)?.first
+    }
+
+    /// Appends `event` to the profile's log under `id` (from the claim); returns the entry, for
+    /// the feed once the transaction commits.
+    package static func log(_ event: ChangeEvent, id: Int64, for profile: ProfileName, in transaction: any StoreTransaction) throws
+        -> LoggedEvent {
+        let data = event.data
+        let row = try transaction.firstRow(.appendEvent, .text(profile.rawValue), .integer(id), .text(event.type.rawValue), .text(data))
+        return LoggedEvent(id: id, profile: profile, type: event.type, data: data, timestamp: try row?.int64(0) ?? 0)
+    }
+
+    /// A stored JSON text. Only the store writes these, so a failure means damaged data.
+    package static func parse(_ text: String) throws(StoreError) -> JSONValue {
+        do {
+            return try JSONValue.parse(text)
+        } catch {
+            throw .corrupted(reason: "a stored value is not JSON: \(error)")
+        }
+    }
+
+    /// A logged event read back from the log.
+    package static func loggedEvent(_ row: StoreRow, of profile: ProfileName) throws -> LoggedEvent {
+        LoggedEvent(id: try row.int64(0), profile: profile, type: EventType(rawValue: try row.text(1)) ?? .reset,
+                    data: try row.text(2), timestamp: try row.int64(3))
+    }
+
+    /// Whether a write with `precondition` creates a missing profile: unconditional writes and
+    /// those that ask for absence do; If-Match needs a current representation (RFC 9110 §13.1.1).
+    package static func createsProfile(_ precondition: WritePrecondition?) -> Bool {
+        switch precondition {
+        case nil, .absent?, .noneOf?: true
+        case .exists?, .version?: false
+        }
+    }
+
+    /// Refuses a write whose precondition does not admit `current`.
+    package static func check(_ precondition: WritePrecondition?, against current: Version?) throws(StoreError) {
+        if let precondition, !precondition.admits(current) { throw .preconditionFailed(current: current) }
+    }
+
+    /// The event a change of `slot` logs: the event of the view the key belongs to. A font key's
+    /// refresh carries both font keys, so the other one is read in the same transaction.
+    package static func event(forChangeOf slot: PreferenceSlot, removed: Bool, profile: ProfileName, version: Version? = nil,
+                      in transaction: any StoreTransaction) throws -> ChangeEvent {
+        let version = version ?? slot.version ?? .initial
+        switch WellKnownKey.view(of: slot.key) {
+        case .counter:
+            return .counter(operation: removed ? "remove" : "set", CounterState(profile: profile, slot: slot))
+        case .font:
+            let other = slot.key == WellKnownKey.fontSize ? WellKnownKey.sliderValue : WellKnownKey.fontSize
+            guard let otherSlot = try readSlot(other, of: profile, in: transaction) else { throw StoreError.profileNotFound(profile) }
+            let (slider, size) = slot.key == WellKnownKey.sliderValue ? (slot, otherSlot) : (otherSlot, slot)
+            return .refresh(FontState(profile: profile, slider: slider, fontSize: size), changedKeys: [slot.key])
+        case .none:
+            return .preference(profile, key: slot.key, value: removed ? nil : slot.value, visible: slot.value, version: version)
+        }
+    }
+
+    /// `value` as stored under `key`: well-known keys keep their views working (`numIndex` an integer...).
+    package static func storedValue(_ value: JSONValue, for key: PreferenceKey) throws(StoreError) -> JSONValue {
+        do {
+            return try WellKnownKey.storedForm(of: value, for: key)
+        } catch {
+            throw .invalidValue(error)
+        }
+    }
+}

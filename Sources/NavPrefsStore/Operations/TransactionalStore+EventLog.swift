@@ -1,0 +1,27 @@
+public import NavPrefsCore
+
+/// Reading the event log, and the store's health.
+extension TransactionalStore {
+    public func eventLogBounds(of profile: ProfileName) async throws(StoreError) -> EventLogBounds {
+        try await read(snapshot: false) { transaction in try Self.eventLogBounds(of: profile, in: transaction) }
+    }
+
+    /// The bounds as one statement reads them (a profile that does not exist: earliest 1, latest 0).
+    public static func eventLogBounds(of profile: ProfileName, in transaction: any StoreTransaction) throws -> EventLogBounds {
+        let row = try transaction.firstRow(.eventLogBounds, .text(profile.rawValue))
+        let latest = try row?.optionalInt64(0) ?? 0
+        return EventLogBounds(earliest: try row?.optionalInt64(1) ?? latest + 1, latest: latest)
+    }
+
+    public func events(of profile: ProfileName, after id: Int64, limit: Int) async throws(StoreError) -> [LoggedEvent] {
+        try await read(snapshot: false) { transaction in
+            try transaction.rows(.eventsAfter, .text(profile.rawValue), .integer(id), .integer(Int64(limit))).map { row in
+                try Steps.loggedEvent(row, of: profile)
+            }
+        }
+    }
+
+    public func ping() async throws(StoreError) {
+        _ = try await read(snapshot: false) { transaction in try transaction.rows(.ping) }
+    }
+}

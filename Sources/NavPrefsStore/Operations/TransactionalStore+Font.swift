@@ -1,0 +1,31 @@
+public import NavPrefsCore
+
+/// The font settings of seed 001 (semantics F-1..F-7): a view over `sliderValuekey` and
+/// `fontSizekey`, both written by one transaction that logs exactly one `refresh`.
+extension TransactionalStore {
+    public func font(of profile: ProfileName) async throws(StoreError) -> FontState {
+        try await read(snapshot: false) { transaction in
+            guard let slots = try Steps.readSlots([WellKnownKey.sliderValue, WellKnownKey.fontSize], of: profile, in: transaction)
+            else { throw StoreError.profileNotFound(profile) }
+            return FontState(profile: profile, slider: slots[0], fontSize: slots[1])
+        }
+    }
+
+    public func setFont(_ settings: FontSettings, of profile: ProfileName, if precondition: WritePrecondition?)
+        async throws(StoreError) -> FontChange {
+        try await write { transaction in
+            let keys = [WellKnownKey.sliderValue, WellKnownKey.fontSize]
+            guard let claim = try transaction.claimEventID(of: profile, creating: Steps.createsProfile(precondition), touchingPreferences: true),
+                  let slots = try Steps.readSlots(keys, of: profile, in: transaction)
+            else { throw StoreError.preconditionFailed(current: nil) }
+            try Steps.check(precondition, against: FontState(profile: profile, slider: slots[0], fontSize: slots[1]).version)
+            try transaction.run(.upsertPreferences, .text(profile.rawValue), .texts(keys.map(\.rawValue)),
+                                .texts([JSONValue.number(settings.sliderValue).jsonText, JSONValue.number(settings.fontSize).jsonText]),
+                                .integer(claim.eventID))
+            let state = FontState(profile: profile, settings: settings, version: Version(claim.eventID))
+            // Exactly one refresh per accepted change (F-6), whatever the values were before.
+            let logged = try Steps.log(.refresh(state, changedKeys: keys), id: claim.eventID, for: profile, in: transaction)
+            return WriteOutcome(FontChange(state: state, eventID: claim.eventID), events: [logged], counterView: .profileExists(profile))
+        }
+    }
+}

@@ -1,0 +1,120 @@
+public import NavPrefsCore
+
+/// Navigation sessions (semantics S-1..S-14): one row per session holding its state as JSON,
+/// with the columns a list needs (depth, root, top) beside it. Every change runs inside the write
+/// transaction on the session as stored, its row locked, so two devices driving one session
+/// never overwrite each other. The profile's event id is taken only when an edit changed
+/// something, after the session row's lock (the same order for every session write, so two never
+/// deadlock); sessions leave the version of the profile's preferences alone.
+extension TransactionalStore {
+    public func createSession(_ session: NavigationSession, of profile: ProfileName) async throws(StoreError) -> SessionChange<Void> {
+        let limit = limits.maxSessionsPerProfile
+        let id = SessionID.random()
+        return try await write { transaction in
+            // The claim locks the profile, so concurrent creates count one after the other.
+            guard let claim = try transaction.claimEventID(of: profile, creating: true, touchingPreferences: false) else {
+                throw StoreError.profileNotFound(profile)
+            }
+            let count = try transaction.firstRow(.countSessions, .text(profile.rawValue))?.int64(0) ?? 0
+            guard count < limit else { throw StoreError.tooManySessions(limit: limit) }
+            try transaction.run(.insertSession, .text(profile.rawValue), .text(id.rawValue), .text(session.json.jsonText),
+                                .integer(claim.eventID), .integer(Int64(session.stack.count)),
+                                .text(session.stack.root.id.rawValue), .text(session.stack.top.id.rawValue))
+            let state = SessionState(profile: profile, id: id, session: session, version: Version(claim.eventID))
+            let logged = try Steps.log(.navigation(profile, session: id, action: "create", details: ["stack": Self.ids(of: session)],
+                                                   version: state.version), id: claim.eventID, for: profile, in: transaction)
+            return WriteOutcome(SessionChange(state: state, result: (), eventID: claim.eventID), events: [logged],
+                                counterView: .profileExists(profile))
+        }
+    }
+
+    public func sessions(of profile: ProfileName) async throws(StoreError) -> [SessionSummary] {
+        try await read(snapshot: false) { transaction in
+            // One statement: the profile's existence and its sessions in one snapshot.
+            let rows = try transaction.rows(.listSessions, .text(profile.rawValue))
+            guard !rows.isEmpty else { throw StoreError.profileNotFound(profile) }
+            return try rows.compactMap { row -> SessionSummary? in
+                guard let text = row.optionalText(0) else { return nil }  // a profile without sessions
+                guard let id = try? SessionID(text), let root = try? ScreenID(try row.text(3)), let top = try? ScreenID(try row.text(4))
+                else { throw StoreError.corrupted(reason: "a stored session row of '\(profile)' has invalid ids") }
+                return SessionSummary(id: id, version: Version(try row.int64(1)), depth: Int(try row.int64(2)), root: root, top: top)
+            }
+        }
+    }
+
+    public func session(_ id: SessionID, of profile: ProfileName) async throws(StoreError) -> SessionState {
+        try await read(snapshot: false) { transaction in
+            guard let state = try Self.readSession(id, of: profile, locking: false, in: transaction) else {
+                throw StoreError.sessionNotFound(id)
+            }
+            return state
+        }
+    }
+
+    public func updateSession<Result: Sendable>(
+        _ id: SessionID, of profile: ProfileName, if precondition: WritePrecondition?,
+        _ edit: @escaping @Sendable (inout NavigationSession) throws(NavigationError) -> SessionEdit<Result>
+    ) async throws(StoreError) -> SessionChange<Result> {
+        try await write { transaction in
+            guard let before = try Self.readSession(id, of: profile, locking: true, in: transaction) else {
+                // A condition on a session that does not exist fails as a condition (RFC 9110 §13.1.1).
+                throw precondition != nil ? StoreError.preconditionFailed(current: nil) : StoreError.sessionNotFound(id)
+            }
+            try Steps.check(precondition, against: before.version)
+            var session = before.session
+            let outcome: SessionEdit<Result>
+            do throws(NavigationError) {
+                outcome = try edit(&session)
+            } catch {
+                throw StoreError.navigation(error)
+            }
+            guard let event = outcome.event else {
+                return WriteOutcome(SessionChange(state: before, result: outcome.result, eventID: nil))
+            }
+            guard let claim = try transaction.claimEventID(of: profile, creating: false, touchingPreferences: false) else {
+                throw StoreError.profileNotFound(profile)
+            }
+            try transaction.run(.updateSession, .text(profile.rawValue), .text(id.rawValue), .text(session.json.jsonText),
+                                .integer(claim.eventID), .integer(Int64(session.stack.count)),
+                                .text(session.stack.root.id.rawValue), .text(session.stack.top.id.rawValue))
+            let state = SessionState(profile: profile, id: id, session: session, version: Version(claim.eventID))
+            let logged = try Steps.log(.navigation(profile, session: id, action: event.action, details: event.details, version: state.version),
+                                       id: claim.eventID, for: profile, in: transaction)
+            return WriteOutcome(SessionChange(state: state, result: outcome.result, eventID: claim.eventID), events: [logged])
+        }
+    }
+
+    public func deleteSession(_ id: SessionID, of profile: ProfileName, if precondition: WritePrecondition?) async throws(StoreError) -> Int64 {
+        try await write { transaction in
+            guard let row = try transaction.firstRow(.sessionVersionForUpdate, .text(profile.rawValue), .text(id.rawValue)) else {
+                throw precondition != nil ? StoreError.preconditionFailed(current: nil) : StoreError.sessionNotFound(id)
+            }
+            try Steps.check(precondition, against: Version(try row.int64(0)))
+            guard let claim = try transaction.claimEventID(of: profile, creating: false, touchingPreferences: false) else {
+                throw StoreError.profileNotFound(profile)
+            }
+            try transaction.run(.deleteSession, .text(profile.rawValue), .text(id.rawValue))
+            let logged = try Steps.log(.navigation(profile, session: id, action: "delete", version: Version(claim.eventID)),
+                                       id: claim.eventID, for: profile, in: transaction)
+            return WriteOutcome(claim.eventID, events: [logged])
+        }
+    }
+
+    /// One session as stored; with `locking`, its row stays locked until the transaction ends.
+    static func readSession(_ id: SessionID, of profile: ProfileName, locking: Bool, in transaction: any StoreTransaction) throws
+        -> SessionState? {
+        guard let row = try transaction.firstRow(locking ? .readSessionForUpdate : .readSession, .text(profile.rawValue), .text(id.rawValue))
+        else { return nil }
+        let session: NavigationSession
+        do {
+            session = try NavigationSession(json: Steps.parse(try row.text(0)))
+        } catch let error as NavigationDecodingError {
+            throw StoreError.corrupted(reason: "session '\(id)' of '\(profile)' does not decode: \(error)")
+        }
+        return SessionState(profile: profile, id: id, session: session, version: Version(try row.int64(1)))
+    }
+
+    static func ids(of session: NavigationSession) -> JSONValue {
+        .array(session.stack.ids.map { .string($0.rawValue) })
+    }
+}
