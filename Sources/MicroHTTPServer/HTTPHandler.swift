@@ -13,9 +13,10 @@ public protocol HTTPHandler: Sendable {
     /// Decides, from the request line and header fields alone, whether the request may send its
     /// body. The default lets every request proceed with ``ServerConfiguration/maxBodyBytes``.
     ///
-    /// Answering here (``HTTPAdmission/answer(_:)``) closes the connection after the response,
-    /// because the body, if any, was never read; a client that sent `Expect: 100-continue` gets
-    /// the final status and never `100 Continue`.
+    /// Answering here (``HTTPAdmission/answer(_:)``) a request that has a body closes the
+    /// connection after the response, because the body was never read; a client that sent
+    /// `Expect: 100-continue` gets the final status and never `100 Continue`. A request without
+    /// a body keeps its connection.
     func admit(_ head: HTTPRequestHead) -> HTTPAdmission
 
     func handle(_ request: HTTPRequest) -> HTTPHandlerResult
@@ -48,7 +49,8 @@ public enum HTTPAdmission: Sendable {
     /// call ``HTTPHandler/handle(_:)``. A route that needs a few bytes should say so: a declared
     /// `Content-Length` above the limit is refused with 413 before the upload.
     case proceed(maxBodyBytes: Int? = nil)
-    /// Answer now without reading the body; the connection is closed after the response.
+    /// Answer without reading the body; the connection is closed after the response if the
+    /// request had a body (declared or chunked), and kept otherwise.
     case answer(HTTPResponse)
     /// Decide later (a token lookup in storage, say). The connection is suspended meanwhile: no
     /// body byte is read and no `100 Continue` is sent until the closure returns its decision.

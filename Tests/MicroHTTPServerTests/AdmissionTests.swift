@@ -29,6 +29,16 @@ struct AdmissionTests {
         }
     }
 
+    @Test("an answer at admission to a request without a body keeps the connection")
+    func answerWithoutBodyKeepsConnection() async throws {
+        try await withTestServer { server, handler in
+            let connection = try TestConnection(port: server.port)
+            #expect(try await connection.request("GET", "/guarded").status == 401)
+            #expect(try await connection.request("GET", "/echo").status == 200)
+            #expect(handler.handled.withLock { $0 } == ["/echo"])
+        }
+    }
+
     @Test("Expect: 100-continue gets admission's final status, never 100 Continue")
     func expectContinueGetsFinalStatus() async throws {
         try await withTestServer { server, _ in

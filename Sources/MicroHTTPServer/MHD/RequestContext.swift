@@ -51,6 +51,8 @@ final class RequestContext: @unchecked Sendable {
     /// Bytes of the server-wide body budget this request holds (see ``BodyBudget``).
     var reservedBodyBytes = 0
     var rejection: HTTPRejection?
+    /// Admission's answer to a request without a body, sent on MHD's last call (keep-alive).
+    var admissionAnswer: HTTPResponse?
     /// Bytes of a refused body read and thrown away so far.
     var discardedBytes = 0
     /// The body deadline passed and a 408 went out on the raw socket: drop the connection on

@@ -151,6 +151,12 @@ final class ServerCore: Sendable {
     /// resume that a deferred decision caused.
     private func apply(_ admission: HTTPAdmission, to context: RequestContext) -> MHD_Result {
         switch admission {
+        case .answer(let response) where context.framing == .none:
+            // No body to refuse: answer on the last call instead, so the connection stays
+            // usable (MHD closes every connection answered on the first call).
+            context.admissionAnswer = response
+            context.phase = .receiving
+            return .YES
         case .answer(let response):
             return answer(context, with: response)
         case .deferred(let decide):
@@ -237,6 +243,10 @@ final class ServerCore: Sendable {
     private func finishRequest(_ context: RequestContext) -> MHD_Result {
         PeerInfo.of(context.connection.pointer)?.phase = .busy
         bodyBudget.release(context)
+        if let response = context.admissionAnswer {
+            context.admissionAnswer = nil
+            return answer(context, with: response)
+        }
         if let rejection = context.rejection {
             return answer(context, with: rejectionResponse(rejection, context))
         }
