@@ -16,11 +16,16 @@
    wrappers are the only reason this file has code. Related documentation:
    https://www.gnu.org/software/libmicrohttpd/manual/libmicrohttpd.html */
 
-/* Starts a daemon with the three callbacks NavPrefs' server always installs (completion,
-   connection start/close) and the scalar options in `options`, an MHD_OPTION_END-terminated array. */
+/* The signature of MHD_OPTION_URI_LOG_CALLBACK, which microhttpd.h documents but does not name. */
+typedef void *(*cmhd_uri_log_callback)(void *cls, const char *uri, struct MHD_Connection *connection);
+
+/* Starts a daemon with the callbacks the server always installs (completion, connection
+   start/close, the raw request target) and the scalar options in `options`, an
+   MHD_OPTION_END-terminated array. */
 static inline struct MHD_Daemon *cmhd_start_daemon(unsigned int flags, uint16_t port,
     MHD_AccessHandlerCallback handler, void *cls,
     MHD_RequestCompletedCallback completed, MHD_NotifyConnectionCallback connection_notify,
+    cmhd_uri_log_callback uri_logged,
     MHD_LogCallback logger, const struct sockaddr *bind_address, const struct MHD_OptionItem *options)
 {
     return MHD_start_daemon(flags, port, NULL, NULL, handler, cls,
@@ -28,6 +33,7 @@ static inline struct MHD_Daemon *cmhd_start_daemon(unsigned int flags, uint16_t 
                             MHD_OPTION_EXTERNAL_LOGGER, logger, cls,
                             MHD_OPTION_NOTIFY_COMPLETED, completed, cls,
                             MHD_OPTION_NOTIFY_CONNECTION, connection_notify, cls,
+                            MHD_OPTION_URI_LOG_CALLBACK, uri_logged, cls,
                             MHD_OPTION_SOCK_ADDR, bind_address,
                             MHD_OPTION_ARRAY, options,
                             MHD_OPTION_END);
@@ -53,6 +59,37 @@ static inline void *cmhd_socket_context(struct MHD_Connection *connection)
     const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
     return info == NULL ? NULL : info->socket_context;
 }
+
+/* The socket of a connection, or -1 (the deadlines shut it down from the event loop). */
+static inline int cmhd_connection_fd(struct MHD_Connection *connection)
+{
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return info == NULL ? -1 : info->connect_fd;
+}
+
+/* Bytes of the request line and header section as received (terminators included), or 0 before
+   the headers are complete: the measure of the header-size limit. */
+static inline size_t cmhd_request_header_size(struct MHD_Connection *connection)
+{
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE);
+    return info == NULL ? 0 : info->header_size;
+}
+
+/* Makes the response send neither a length nor chunked framing and close the connection
+   (MHD_set_response_options is variadic): the only headers-only form of an unknown-length body. */
+static inline int cmhd_response_unframed(struct MHD_Response *response)
+{
+    return MHD_set_response_options(response, MHD_RF_HTTP_1_0_COMPATIBLE_STRICT, MHD_RO_END) == MHD_YES;
+}
+
+/* Sends what it can of `bytes` without blocking or raising SIGPIPE; returns bytes sent or -1. */
+static inline ssize_t cmhd_send_nonblocking(int fd, const void *bytes, size_t count)
+{
+    return send(fd, bytes, count, MSG_DONTWAIT | MSG_NOSIGNAL);
+}
+
+/* Shuts a connection's socket both ways: MHD then reads end-of-stream and closes it itself. */
+static inline void cmhd_shutdown_socket(int fd) { (void) shutdown(fd, SHUT_RDWR); }
 
 /* The kernel id of the calling thread (glibc declares gettid() only under _GNU_SOURCE), so that
    tests can read the event-loop thread's CPU time from /proc/self/task/<tid>/stat. */

@@ -1,32 +1,50 @@
 /// The request-framing rules libmicrohttpd 0.9.75 does not enforce itself, checked once the
-/// headers are in (RFC 9112 §6.1 and §6.3), plus the declared-size check of the body limit.
+/// headers are in and before the body is read (RFC 9112 §6.1 and §6.3), plus the declared-size
+/// check of the body limit.
 enum FramingCheck {
-    enum Verdict: Equatable {
-        case acceptable
-        /// Refuse; `immediately` answers before the body is read (and MHD then closes).
-        case reject(RequestRejection, immediately: Bool)
+    /// What the header fields say about the body.
+    enum Framing: Equatable {
+        case none
+        case length(Int)
+        case chunked
     }
 
-    static func inspect(_ headers: HTTPHeaders, maxBodyBytes: Int) -> Verdict {
-        guard headers.contains("Content-Length") else { return .acceptable }  // most requests: no allocation
-        let declared = headers.values(for: "Content-Length")
-        if headers.contains("Transfer-Encoding") {
-            return .reject(.contentLengthWithTransferEncoding, immediately: true)
+    /// The framing, or why the request must be refused before its body is read.
+    static func framing(of headers: HTTPHeaders) -> Result<Framing, RefusalReason> {
+        let hasLength = headers.contains("Content-Length")
+        let hasCoding = headers.contains("Transfer-Encoding")
+        guard hasLength || hasCoding else { return .success(.none) }  // most requests: no allocation
+        if hasLength && hasCoding { return .failure(.init(.contentLengthWithTransferEncoding)) }
+        if hasCoding {
+            // libmicrohttpd decodes only a lone `chunked`; with anything else it would read the
+            // body as "length unknown" and wait for a close that a keep-alive client never sends.
+            let codings = headers.values(for: "Transfer-Encoding")
+            guard codings.count == 1, let only = codings.first,
+                  String(Substring(only).trimmingASCIISpaces()).equalsIgnoringASCIICase("chunked")
+            else { return .failure(.init(.unsupportedTransferEncoding)) }
+            return .success(.chunked)
         }
         // Every field, and every comma-separated member of one, must state the same length.
-        let members = declared.flatMap { $0.split(separator: ",", omittingEmptySubsequences: false) }
+        let members = headers.values(for: "Content-Length")
+            .flatMap { $0.split(separator: ",", omittingEmptySubsequences: false) }
             .map { $0.trimmingASCIISpaces() }
         guard let first = members.first, members.allSatisfy({ $0 == first }),
               !first.isEmpty, first.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") })
-        else { return .reject(.invalidContentLength, immediately: true) }
+        else { return .failure(.init(.invalidContentLength)) }
         // A number too long for Int is certainly too large for any body limit.
-        let length = Int(first) ?? Int.max
-        if length > maxBodyBytes {
-            let expectsContinue = headers["Expect"]?.equalsIgnoringASCIICase("100-continue") ?? false
-            return .reject(.payloadTooLarge(limit: maxBodyBytes), immediately: expectsContinue)
-        }
-        return .acceptable
+        return .success(.length(Int(first) ?? Int.max))
     }
+
+    /// Whether the client waits for `100 Continue` before sending its body.
+    static func expectsContinue(_ headers: HTTPHeaders) -> Bool {
+        headers["Expect"].map { String(Substring($0).trimmingASCIISpaces()).equalsIgnoringASCIICase("100-continue") } ?? false
+    }
+}
+
+/// A refusal found by a check, as a value `Result` can carry.
+struct RefusalReason: Error, Equatable {
+    let rejection: HTTPRejection
+    init(_ rejection: HTTPRejection) { self.rejection = rejection }
 }
 
 extension Substring {

@@ -5,8 +5,13 @@
 public struct HTTPRequest: Sendable {
     /// The method exactly as sent (`GET`, `POST`, or anything else a client invents).
     public var method: String
-    /// The path without the query, percent-decoded by libmicrohttpd.
+    /// The path without the query, percent-decoded by libmicrohttpd. A `%2F` becomes `/` here,
+    /// so a router that allows `/` inside one segment must split ``rawPath`` instead.
     public var path: String
+    /// The path without the query exactly as sent, still percent-encoded. Split it on `/` and
+    /// decode each segment (``HTTPRequestHead/decodedSegments(ofRawPath:)``) to keep an encoded
+    /// `/` inside its segment. A target containing `%00` never gets this far (400).
+    public var rawPath: String
     /// Query arguments in order; a key without `=` has a `nil` value.
     public var query: [(name: String, value: String?)]
     public var headers: HTTPHeaders
@@ -16,6 +21,7 @@ public struct HTTPRequest: Sendable {
     /// When the request line arrived, for latency measurement.
     public var receivedAt: ContinuousClock.Instant
 
+    /// - Parameter rawPath: the path as sent; `nil` takes `path` (for requests built in tests).
     public init(
         method: String,
         path: String,
@@ -23,13 +29,64 @@ public struct HTTPRequest: Sendable {
         headers: HTTPHeaders = HTTPHeaders(),
         body: [UInt8] = [],
         remoteAddress: String? = nil,
-        receivedAt: ContinuousClock.Instant = .now
+        receivedAt: ContinuousClock.Instant = .now,
+        rawPath: String? = nil
     ) {
         self.method = method
         self.path = path
+        self.rawPath = rawPath ?? path
         self.query = query
         self.headers = headers
         self.body = body
+        self.remoteAddress = remoteAddress
+        self.receivedAt = receivedAt
+    }
+
+    /// The request as admission saw it, without the body.
+    public var head: HTTPRequestHead {
+        HTTPRequestHead(method: method, path: path, query: query, headers: headers,
+                        remoteAddress: remoteAddress, receivedAt: receivedAt, rawPath: rawPath)
+    }
+
+    /// The first value of the query argument `name`; `""` for a key given without a value.
+    public func queryValue(_ name: String) -> String? {
+        guard let item = query.first(where: { $0.name == name }) else { return nil }
+        return item.value ?? ""
+    }
+}
+
+/// A request whose request line and header fields are in and whose body has not been read:
+/// what ``HTTPHandler/admit(_:)`` decides on, and what a refusal is answered for.
+public struct HTTPRequestHead: Sendable {
+    /// The method exactly as sent.
+    public var method: String
+    /// The path without the query, percent-decoded (see ``HTTPRequest/path``).
+    public var path: String
+    /// The path without the query exactly as sent (see ``HTTPRequest/rawPath``).
+    public var rawPath: String
+    /// Query arguments in order; a key without `=` has a `nil` value. Empty for a request
+    /// refused for having too many of them.
+    public var query: [(name: String, value: String?)]
+    public var headers: HTTPHeaders
+    /// The peer's address as text (`127.0.0.1`, `::1`), when known.
+    public var remoteAddress: String?
+    /// When the request line arrived.
+    public var receivedAt: ContinuousClock.Instant
+
+    public init(
+        method: String,
+        path: String,
+        query: [(name: String, value: String?)] = [],
+        headers: HTTPHeaders = HTTPHeaders(),
+        remoteAddress: String? = nil,
+        receivedAt: ContinuousClock.Instant = .now,
+        rawPath: String? = nil
+    ) {
+        self.method = method
+        self.path = path
+        self.rawPath = rawPath ?? path
+        self.query = query
+        self.headers = headers
         self.remoteAddress = remoteAddress
         self.receivedAt = receivedAt
     }
@@ -38,5 +95,51 @@ public struct HTTPRequest: Sendable {
     public func queryValue(_ name: String) -> String? {
         guard let item = query.first(where: { $0.name == name }) else { return nil }
         return item.value ?? ""
+    }
+
+    /// The segments of a raw path, each percent-decoded on its own, so that `%2F` stays inside
+    /// its segment: `/a/k%2Fx` gives `["a", "k/x"]`. `nil` when an escape is malformed, decodes
+    /// to NUL, or the bytes are not UTF-8. The leading `/` yields no empty first segment.
+    public static func decodedSegments(ofRawPath rawPath: String) -> [String]? {
+        var segments: [String] = []
+        var parts = rawPath.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)[...]
+        if rawPath.utf8.first == UInt8(ascii: "/") { parts = parts.dropFirst() }
+        for part in parts {
+            guard let decoded = percentDecoded(part) else { return nil }
+            segments.append(decoded)
+        }
+        return segments
+    }
+
+    private static func percentDecoded(_ bytes: Substring.UTF8View.SubSequence) -> String? {
+        var output: [UInt8] = []
+        output.reserveCapacity(bytes.count)
+        var index = bytes.startIndex
+        while index < bytes.endIndex {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "%") {
+                let high = bytes.index(after: index)
+                guard high < bytes.endIndex else { return nil }
+                let low = bytes.index(after: high)
+                guard low < bytes.endIndex, let h = hexValue(bytes[high]), let l = hexValue(bytes[low]) else { return nil }
+                let value = h << 4 | l
+                guard value != 0 else { return nil }
+                output.append(value)
+                index = bytes.index(after: low)
+            } else {
+                output.append(byte)
+                index = bytes.index(after: index)
+            }
+        }
+        return String(validating: output, as: UTF8.self)
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
     }
 }

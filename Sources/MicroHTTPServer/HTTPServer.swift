@@ -11,8 +11,14 @@ import Synchronization
 /// await serving
 /// ```
 ///
-/// One event-loop thread serves every connection (see `MHD/EventLoop.swift`). Handlers answer
+/// One event-loop thread serves every connection (see `MHD/EventLoop.swift`). Handlers admit a
+/// request from its header fields before its body is read (``HTTPHandler/admit(_:)``), then answer
 /// at once or defer work to tasks that ``run()`` executes; streamed bodies cost no CPU while idle.
+/// Everything refused below the application (framing, limits, deadlines, shutdown) is answered
+/// through ``HTTPHandler/response(for:head:)``, except what libmicrohttpd 0.9.75 answers or drops
+/// on its own before a request exists: heads larger than ``ServerConfiguration/connectionMemoryBytes``
+/// (bare 431/414), connections beyond the connection limits (closed unanswered), header deadlines
+/// (closed unanswered).
 public final class HTTPServer: Sendable {
     private enum Lifecycle {
         case idle
@@ -55,10 +61,7 @@ public final class HTTPServer: Sendable {
     public func run() async {
         await withDiscardingTaskGroup { group in
             for await job in core.jobs {
-                group.addTask {
-                    let response = await job.work()
-                    job.context.complete(with: response)
-                }
+                group.addTask { await job.run() }
             }
             // Shutdown has answered or abandoned everything still running; stop what is left.
             group.cancelAll()
@@ -115,4 +118,7 @@ public final class HTTPServer: Sendable {
     public var requestsInFlight: Int { core.requestsInFlight.load(ordering: .relaxed) }
     /// Streamed responses still open.
     public var openStreams: Int { core.openStreamCount }
+    /// Bytes request bodies being received hold right now (reserved for declared lengths),
+    /// against ``ServerConfiguration/maxBufferedBodyBytes``.
+    public var bufferedBodyBytes: Int { core.bodyBudget.held.load(ordering: .relaxed) }
 }

@@ -7,9 +7,10 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var host: String
     /// 0 picks a free port; read it back from ``HTTPServer/port``.
     public var port: Int
-    /// The largest request body accepted. Larger bodies get 413: before upload when the client
-    /// sent `Expect: 100-continue`, otherwise after the body was read and discarded (so that
-    /// clients that write the whole body before reading still see the 413).
+    /// The largest request body accepted, unless ``HTTPHandler/admit(_:)`` sets a request's own
+    /// limit. Larger bodies get 413: before upload when the client sent `Expect: 100-continue`,
+    /// otherwise after the body was read and discarded (so that clients that write the whole
+    /// body before reading still see the 413).
     public var maxBodyBytes: Int
     /// How much of an oversized body is read and discarded before the server answers 413
     /// and closes the connection instead.
@@ -19,10 +20,20 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// Open connections per client IP address, so that one address cannot lock out the others.
     public var maxConnectionsPerIP: Int
     /// Seconds a connection may stay idle before it is closed; 0 disables the timeout.
-    /// Suspended connections (deferred work, idle streams) are exempt.
+    /// Suspended connections (deferred work, idle streams) are exempt. A client that sends a
+    /// byte now and then is never idle: ``headerTimeout`` and ``bodyTimeout`` bound it.
     public var idleTimeoutSeconds: Int
-    /// libmicrohttpd's memory pool per connection: the bound on request headers (431 beyond it)
-    /// and the largest piece of a streamed body sent at once.
+    /// libmicrohttpd's memory pool per connection. It holds the request line and header fields
+    /// while they arrive, so it is the hard bound on them: one line must fit in half of it (the
+    /// read buffer MHD starts with), all of them with 48 bytes of bookkeeping each in the whole.
+    /// Beyond it libmicrohttpd itself answers a bare 431 (or 414) that the handler never sees,
+    /// or, at the very edge, closes without an answer. Below it ``maxHeaderBytes`` applies and
+    /// the handler answers.
+    ///
+    /// Every connection pays for it: MHD zeroes the rest of its read buffer (half the pool) when
+    /// a response starts and the whole pool between keep-alive requests. Measured with 2000 idle
+    /// event streams (`MemoryTests`, 0.9.75): 8.4 KiB each at 6 KiB, 10.5 at 8, 12.5 at 12,
+    /// 14.4 at 16; one long header line fits up to about 2.9 KB at 6 KiB, 5.9 KB at 12, 8 KB at 16.
     public var connectionMemoryBytes: Int
     /// Pending connections the kernel queues before they are accepted.
     public var listenBacklog: Int
@@ -31,6 +42,34 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// The longest the event loop sleeps without an event (a safety net: resumes, new data,
     /// timeouts, shutdown all wake it sooner).
     public var maxEventLoopWait: Duration = .milliseconds(50)
+
+    /// The most time a client may take to send a request line and header fields: counted from
+    /// the connection's accept, or on keep-alive from the end of the previous request (so an idle
+    /// keep-alive connection is closed after it too). Past it the connection is closed without
+    /// an answer, whether or not bytes still trickle in (slowloris). `.zero` disables it.
+    public var headerTimeout: Duration = .seconds(20)
+    /// The most time a request body may take, from the moment admission lets it come (headers
+    /// complete, or a deferred admission's decision) to its last byte. Past it the handler's
+    /// 408 (``HTTPRejection/requestTimeout``) is sent and the connection closed. `.zero` disables it.
+    public var bodyTimeout: Duration = .seconds(60)
+    /// The largest request line plus header section (as received, line ends included) that
+    /// reaches the handler; larger ones get 431 through ``HTTPHandler/response(for:head:)``.
+    ///
+    /// Effective only below what ``connectionMemoryBytes`` can hold, with room left for the
+    /// response head: about `connectionMemoryBytes / 2 - 1 KiB` for one long field. With the
+    /// default 6 KiB pool libmicrohttpd's own bare 431 comes first; the default stays above
+    /// that so that no request MHD accepts today is refused, and takes over for pools of
+    /// 18 KiB and more (at the memory cost stated there).
+    public var maxHeaderBytes: Int = 8 << 10
+    /// The longest request target (path and query as sent); longer ones get 414.
+    public var maxTargetBytes: Int = 2 << 10
+    /// The most query arguments a request may carry; more get 414 (libmicrohttpd stores each in
+    /// the connection's pool and, once that is full, answers nothing).
+    public var maxQueryArguments: Int = 64
+    /// Bytes all request bodies being received may hold together. A request whose declared
+    /// length would exceed it gets 503 with `Retry-After` before its body is read; a chunked body
+    /// that crosses it is discarded and answered 503.
+    public var maxBufferedBodyBytes: Int = 64 << 20
 
     public init(
         host: String = "127.0.0.1",

@@ -50,6 +50,10 @@ extension TestConnection {
         try await onOwnThread { try self.readStream(until: marker) }
     }
 
+    public func isReadable(within timeout: Duration) async -> Bool {
+        (try? await onOwnThread { self.isReadable(within: timeout) }) ?? false
+    }
+
     public func isClosedByServer(within timeout: Duration = .seconds(2)) async -> Bool {
         (try? await onOwnThread { self.isClosedByServer(within: timeout) }) ?? false
     }

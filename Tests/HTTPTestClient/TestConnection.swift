@@ -150,6 +150,15 @@ public final class TestConnection: @unchecked Sendable {
         return recv(socket, &byte, 1, Int32(MSG_PEEK)) <= 0
     }
 
+    /// Whether something can be read now or within `timeout` (bytes, end of stream or an error),
+    /// without reading it: lets a test that trickles bytes stop as soon as the server answers.
+    public func isReadable(within timeout: Duration) -> Bool {
+        if bufferOffset < buffer.count { return true }
+        var pollDescriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+        let milliseconds = Int32(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
+        return poll(&pollDescriptor, 1, milliseconds) == 1
+    }
+
     private func fill() throws {
         if bufferOffset > 0 && bufferOffset == buffer.count { buffer.removeAll(keepingCapacity: true); bufferOffset = 0 }
         var chunk = [UInt8](repeating: 0, count: 65_536)

@@ -7,10 +7,54 @@ final class TestHandler: HTTPHandler {
     /// Streams opened by `/stream`, so tests can write to them later.
     let streams = Mutex<[ResponseStream]>([])
     let terminations = Mutex<[ResponseStream.Termination]>([])
+    /// Every refusal the server asked this handler to answer, in order.
+    let rejections = Mutex<[HTTPRejection]>([])
+    /// Paths that reached `handle`, in order.
+    let handled = Mutex<[String]>([])
+
+    /// Admission by path: `/guarded` is answered 401 at once, `/guarded-later` 403 after `ms`,
+    /// `/admit-later` proceeds after `ms`, `/tiny` proceeds with a 10-byte body limit.
+    func admit(_ head: HTTPRequestHead) -> HTTPAdmission {
+        let milliseconds = Int(head.queryValue("ms") ?? "") ?? 0
+        switch head.path {
+        case "/guarded":
+            return .answer(HTTPResponse(status: 401, bytes: Array("no token\n".utf8)))
+        case "/guarded-later":
+            return .deferred {
+                try? await Task.sleep(for: .milliseconds(milliseconds))
+                return .answer(HTTPResponse(status: 403, bytes: Array("token refused\n".utf8)))
+            }
+        case "/admit-later":
+            return .deferred {
+                try? await Task.sleep(for: .milliseconds(milliseconds))
+                return .proceed()
+            }
+        case "/tiny":
+            return .proceed(maxBodyBytes: 10)
+        default:
+            return .proceed()
+        }
+    }
+
+    /// Answers refusals in the application's own format, and records them.
+    func response(for rejection: HTTPRejection, head: HTTPRequestHead) -> HTTPResponse {
+        rejections.withLock { $0.append(rejection) }
+        var headers = HTTPHeaders()
+        headers.add("Content-Type", "application/problem+json")
+        if let seconds = rejection.retryAfterSeconds { headers.add("Retry-After", String(seconds)) }
+        return HTTPResponse(status: rejection.status, headers: headers,
+                            bytes: Array("{\"kind\":\"\(rejection.kind)\",\"path\":\"\(head.rawPath)\"}".utf8))
+    }
 
     func handle(_ request: HTTPRequest) -> HTTPHandlerResult {
+        handled.withLock { $0.append(request.path) }
+        if request.path.hasPrefix("/raw/") {
+            let segments = HTTPRequestHead.decodedSegments(ofRawPath: request.rawPath) ?? []
+            let text = "path=\(request.path) raw=\(request.rawPath) segments=\(segments.joined(separator: "|"))"
+            return .immediate(HTTPResponse(status: 200, bytes: Array(text.utf8)))
+        }
         switch request.path {
-        case "/echo":
+        case "/echo", "/admit-later", "/tiny":
             let query = request.query.map { "\($0.name)=\($0.value ?? "<nil>")" }.joined(separator: "&")
             let text = "\(request.method) \(request.path) q[\(query)] body=\(request.body.count) "
                 + "x-test=\(request.headers["X-Test"] ?? "-") remote=\(request.remoteAddress ?? "-")"
@@ -38,9 +82,10 @@ final class TestHandler: HTTPHandler {
 func withTestServer<T>(
     _ configuration: ServerConfiguration = ServerConfiguration(port: 0),
     handler: TestHandler = TestHandler(),
+    messageLog: (@Sendable (String) -> Void)? = nil,
     _ body: (HTTPServer, TestHandler) async throws -> T
 ) async throws -> T {
-    let server = HTTPServer(configuration: configuration, handler: handler)
+    let server = HTTPServer(configuration: configuration, handler: handler, messageLog: messageLog)
     try server.start()
     async let serving: Void = server.run()
     do {

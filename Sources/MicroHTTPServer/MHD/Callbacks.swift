@@ -7,16 +7,24 @@ import Synchronization
 // daemon). They must not live in a `main.swift`: top-level code there is @MainActor in Swift 6,
 // and a closure defined there traps (SIGILL) when MHD calls it from its own thread.
 
-let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, _, uploadData, uploadDataSize, slot in
-    guard let cls, let connection, let url, let method, let uploadDataSize, let slot else { return .NO }
+let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, version, uploadData, uploadDataSize, slot in
+    guard let cls, let connection, let url, let method, let version, let uploadDataSize, let slot else { return .NO }
     return Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue().handleCall(
-        connection: connection, url: url, method: method,
+        connection: connection, url: url, method: method, version: version,
         uploadData: uploadData, uploadDataSize: uploadDataSize, slot: slot)
 }
 
-let requestCompleted: MHD_RequestCompletedCallback = { cls, _, slot, _ in
+/// MHD's URI log callback: called once per request, as soon as the request line is parsed and
+/// before MHD splits the query off and decodes the target. What it returns becomes the
+/// request's slot (`*req_cls`), released by `requestCompleted`.
+let uriLogged: cmhd_uri_log_callback = { cls, uri, connection in
+    guard let cls, let uri, let connection else { return nil }
+    return Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue().requestLineReceived(uri, on: connection)
+}
+
+let requestCompleted: MHD_RequestCompletedCallback = { cls, connection, slot, _ in
     guard let cls, let slot else { return }
-    Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue().requestCompleted(slot)
+    Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue().requestCompleted(slot, on: connection)
 }
 
 /// Counts connections, and keeps what is known of each for all its requests (see ``PeerInfo``).
@@ -26,12 +34,15 @@ let connectionNotified: MHD_NotifyConnectionCallback = { cls, connection, socket
     if event.rawValue == 0 {  // MHD_CONNECTION_NOTIFY_STARTED (not imported by name)
         core.openConnections.add(1, ordering: .relaxed)
         if let socketContext, let connection {
-            socketContext.pointee = Unmanaged.passRetained(PeerInfo(connection: connection)).toOpaque()
+            let peer = PeerInfo(connection: connection, id: core.makeID())
+            core.deadlines.opened(peer)
+            socketContext.pointee = Unmanaged.passRetained(peer).toOpaque()
         }
     } else {
         core.openConnections.subtract(1, ordering: .relaxed)
         if let socketContext, let stored = socketContext.pointee {
-            Unmanaged<PeerInfo>.fromOpaque(stored).release()
+            let peer = Unmanaged<PeerInfo>.fromOpaque(stored).takeRetainedValue()
+            core.deadlines.closed(peer)
             socketContext.pointee = nil
         }
     }

@@ -30,6 +30,7 @@ final class EventLoop: @unchecked Sendable {
     let waker: LoopWaker
     private let maxWaitMilliseconds: Int32
     private let loopDescriptor: Int32
+    private let core: ServerCore
 
     init(core: ServerCore) throws(HTTPServerError) {
         let configuration = core.configuration
@@ -50,7 +51,8 @@ final class EventLoop: @unchecked Sendable {
         let daemon = options.withUnsafeBufferPointer { items in
             address.withSockaddr { sockaddr in
                 cmhd_start_daemon(flags, UInt16(clamping: configuration.port), accessHandler, cls,
-                                  requestCompleted, connectionNotified, messageLogged, sockaddr, items.baseAddress)
+                                  requestCompleted, connectionNotified, uriLogged, messageLogged, sockaddr,
+                                  items.baseAddress)
             }
         }
         guard let daemon else {
@@ -63,6 +65,7 @@ final class EventLoop: @unchecked Sendable {
             throw .startFailed(host: configuration.host, port: configuration.port)
         }
         self.daemon = daemon
+        self.core = core
         self.waker = waker
         let wait = configuration.maxEventLoopWait.components
         maxWaitMilliseconds = Int32(clamping: max(1, wait.seconds * 1000 + wait.attoseconds / 1_000_000_000_000_000))
@@ -88,6 +91,9 @@ final class EventLoop: @unchecked Sendable {
             // Resumes from now on must signal again; those before are handled by this run.
             waker.rearm()
             _ = MHD_run(daemon)
+            // The header and body deadlines MHD does not have (it shuts sockets down; MHD closes
+            // them in a coming run).
+            core.enforceDeadlines()
         }
         exited.signal()
     }

@@ -36,6 +36,53 @@ enum MHDResponse {
         return MHD_queue_response(connection, UInt32(clamping: status), response)
     }
 
+    /// Queues the head of a streamed response for a `HEAD` request: the handler's status and
+    /// fields, no body, and the stream's `start` never runs.
+    ///
+    /// Why not the stream response itself: MHD 0.9.75 answers HEAD to a chunked response with
+    /// the chunked terminator (`0\r\n\r\n`) after the head, which the client reads as the
+    /// start of the next response on a keep-alive connection. And a zero-length body would make
+    /// MHD send `Content-Length: 0`, which RFC 9110 §8.6 forbids here (the GET body is not
+    /// empty). So the head goes out unframed (no length, not chunked), which MHD can only do
+    /// by closing the connection after it, as HTTP/1.1 allows.
+    static func queueHeadOfStream(status: Int, headers: HTTPHeaders, on connection: OpaquePointer) -> MHD_Result {
+        guard let response = MHD_create_response_from_callback(UInt64.max, 512, endOfStreamReader, nil, nil) else {
+            return .NO
+        }
+        defer { MHD_destroy_response(response) }
+        guard cmhd_response_unframed(response) != 0 else { return .NO }
+        addHeaders(headers, close: false, to: response)
+        return MHD_queue_response(connection, UInt32(clamping: status), response)
+    }
+
+    /// The bytes of a complete response with `Connection: close`, for the one answer the server
+    /// writes to a socket itself (408 at the body deadline, where MHD 0.9.75 refuses to queue a
+    /// response: it only accepts one before or after the body). A streamed body is left out.
+    static func serialized(_ response: HTTPResponse) -> [UInt8] {
+        let body: [UInt8]
+        if case .bytes(let bytes) = response.body { body = bytes } else { body = [] }
+        var text = "HTTP/1.1 \(response.status) \(reasonPhrase(response.status))\r\n"
+        for (name, value) in response.headers {
+            let lowered = name.lowercased()
+            guard lowered != "content-length", lowered != "connection", lowered != "transfer-encoding" else { continue }
+            // Field text comes from the application; keep line breaks out of the head.
+            guard !name.utf8.contains(where: { $0 == 10 || $0 == 13 }), !value.utf8.contains(where: { $0 == 10 || $0 == 13 })
+            else { continue }
+            text += "\(name): \(value)\r\n"
+        }
+        text += "Content-Length: \(body.count)\r\nConnection: close\r\n\r\n"
+        return Array(text.utf8) + body
+    }
+
+    private static func reasonPhrase(_ status: Int) -> String {
+        switch status {
+        case 408: "Request Timeout"
+        case 400: "Bad Request"
+        case 503: "Service Unavailable"
+        default: "Error"
+        }
+    }
+
     private static func addHeaders(_ headers: HTTPHeaders, close: Bool, to response: OpaquePointer) {
         for field in headers {
             // withCString lends a native string's own bytes; the implicit conversion would copy them.
@@ -72,6 +119,10 @@ private let streamReader: MHD_ContentReaderCallback = { cls, _, buffer, max in
     case .abort: return -2  // MHD_CONTENT_READER_END_WITH_ERROR
     }
 }
+
+/// Reports the end of a body at once: the reader of a head-only response (MHD does not call it
+/// for HEAD; if it ever did, nothing would be sent).
+private let endOfStreamReader: MHD_ContentReaderCallback = { _, _, _, _ in -1 }
 
 private let streamFreed: MHD_ContentReaderFreeCallback = { cls in
     guard let cls else { return }

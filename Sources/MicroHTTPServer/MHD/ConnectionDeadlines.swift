@@ -1,0 +1,92 @@
+import CMicroHTTPD
+
+/// What stays the same for every request of a connection, and where the connection is in its
+/// current request, kept in its socket context from MHD's "connection started" notice to its
+/// "closed" notice.
+///
+/// Safety: created, read and changed only on the event-loop thread (MHD callbacks and the loop).
+final class PeerInfo {
+    /// Where the connection is, as far as the deadlines care.
+    enum Phase {
+        /// Waiting for (the rest of) a request line and header fields, since the given instant.
+        case headers(since: ContinuousClock.Instant)
+        /// Receiving the body admission let come, since the given instant.
+        case body(since: ContinuousClock.Instant, context: RequestContext)
+        /// The application has the request, or a response is being sent: no deadline.
+        case busy
+    }
+
+    let id: Int
+    let remoteAddress: String?
+    /// The connection's socket, or -1 if MHD could not tell (it then has no deadlines).
+    let socket: Int32
+    var phase: Phase
+
+    init(connection: OpaquePointer, id: Int) {
+        self.id = id
+        remoteAddress = cmhd_client_address(connection).flatMap(SocketAddress.text(of:))
+        socket = cmhd_connection_fd(connection)
+        phase = .headers(since: .now)
+    }
+
+    /// The peer of `connection`, from its socket context.
+    static func of(_ connection: OpaquePointer) -> PeerInfo? {
+        guard let context = cmhd_socket_context(connection) else { return nil }
+        return Unmanaged<PeerInfo>.fromOpaque(context).takeUnretainedValue()
+    }
+}
+
+/// The header and body deadlines (``ServerConfiguration/headerTimeout``, ``ServerConfiguration/bodyTimeout``).
+///
+/// libmicrohttpd 0.9.75 has only an idle timer, which a client sending one byte a second never
+/// trips (measured: `LimitsTests`). So the event loop checks, a few times a second, every
+/// connection that is waiting for headers or a body, and cuts those past their deadline by
+/// shutting their socket down: MHD then reads end-of-stream and closes the connection itself,
+/// on its own thread, as for any client that leaves. A late body is first answered 408 (see
+/// ``ServerCore/bodyDeadlinePassed(_:on:)``).
+///
+/// Safety (`@unchecked Sendable`): only the event-loop thread touches it (MHD callbacks run there).
+final class ConnectionDeadlines: @unchecked Sendable {
+    private var peers: [Int: PeerInfo] = [:]
+    private var nextCheck = ContinuousClock.now
+    private let headerTimeout: Duration
+    private let bodyTimeout: Duration
+    /// How often the loop looks; a deadline is enforced at most this late.
+    private let checkInterval: Duration
+
+    init(headerTimeout: Duration, bodyTimeout: Duration) {
+        self.headerTimeout = headerTimeout
+        self.bodyTimeout = bodyTimeout
+        let shortest = [headerTimeout, bodyTimeout].filter { $0 > .zero }.min() ?? .seconds(1)
+        checkInterval = min(.milliseconds(250), shortest / 4)
+    }
+
+    func opened(_ peer: PeerInfo) {
+        if peer.socket >= 0 { peers[peer.id] = peer }
+    }
+
+    func closed(_ peer: PeerInfo) {
+        peers.removeValue(forKey: peer.id)
+        peer.phase = .busy  // drops the context a body phase held
+    }
+
+    /// Calls `expired` for each connection past its deadline (each once: its phase becomes busy).
+    func check(now: ContinuousClock.Instant, expired: (PeerInfo, PeerInfo.Phase) -> Void) {
+        guard now >= nextCheck else { return }
+        nextCheck = now + checkInterval
+        var late: [(PeerInfo, PeerInfo.Phase)] = []
+        for peer in peers.values {
+            let isLate: Bool
+            switch peer.phase {
+            case .headers(let since): isLate = headerTimeout > .zero && now - since > headerTimeout
+            case .body(let since, _): isLate = bodyTimeout > .zero && now - since > bodyTimeout
+            case .busy: isLate = false
+            }
+            if isLate {
+                late.append((peer, peer.phase))
+                peer.phase = .busy
+            }
+        }
+        for (peer, phase) in late { expired(peer, phase) }
+    }
+}
