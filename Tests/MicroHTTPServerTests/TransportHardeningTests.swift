@@ -14,8 +14,8 @@ struct TransportHardeningTests {
         configuration.headerTimeout = .milliseconds(1_500)
         configuration.idleTimeoutSeconds = 60
         try await withTestServer(configuration) { server, handler in
+            let started = ContinuousClock.now  // before connecting: the server's clock starts at accept
             let connection = try TestConnection(port: server.port)
-            let started = ContinuousClock.now
             try await connection.send(raw: "GET /echo HTTP/1.1\r\nHost: x\r\nX-Slow: ")
             var closed = false
             for _ in 0..<20 where !closed {
@@ -37,8 +37,9 @@ struct TransportHardeningTests {
         configuration.bodyTimeout = .milliseconds(1_500)
         try await withTestServer(configuration) { server, handler in
             let connection = try TestConnection(port: server.port)
-            try await connection.send(raw: "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n")
+            // Before sending: the server's deadline starts after the headers arrive, never before this.
             let started = ContinuousClock.now
+            try await connection.send(raw: "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n")
             var answered = false
             for _ in 0..<20 where !answered {
                 try? await connection.send(raw: "b")
