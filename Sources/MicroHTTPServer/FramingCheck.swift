@@ -25,9 +25,7 @@ enum FramingCheck {
             return .success(.chunked)
         }
         // Every field, and every comma-separated member of one, must state the same length.
-        let members = headers.values(for: "Content-Length")
-            .flatMap { $0.split(separator: ",", omittingEmptySubsequences: false) }
-            .map { $0.trimmingASCIISpaces() }
+        let members = headers.listMembers(for: "Content-Length", keepingEmpty: true)
         guard let first = members.first, members.allSatisfy({ $0 == first }),
               !first.isEmpty, first.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") })
         else { return .failure(.init(.invalidContentLength)) }
@@ -48,7 +46,7 @@ struct RefusalReason: Error, Equatable {
 }
 
 extension Substring {
-    func trimmingASCIISpaces() -> Substring {
+    public func trimmingASCIISpaces() -> Substring {
         var result = self
         while let first = result.first, first == " " || first == "\t" { result.removeFirst() }
         while let last = result.last, last == " " || last == "\t" { result.removeLast() }

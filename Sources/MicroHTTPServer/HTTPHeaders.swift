@@ -31,6 +31,16 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
 
     public func contains(_ name: String) -> Bool { self[name] != nil }
 
+    /// The members of a list-valued field (RFC 9110 §5.6.1: `#element`): every field named
+    /// `name`, split at commas, each member trimmed of spaces and tabs. Empty members are kept
+    /// only with `keepingEmpty` (a `Content-Length: 5,,5` must not pass for `5`).
+    public func listMembers(for name: String, keepingEmpty: Bool = false) -> [Substring] {
+        values(for: name).flatMap { value in
+            value[...].split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingASCIISpaces() }
+                .filter { keepingEmpty || !$0.isEmpty }
+        }
+    }
+
     /// Appends a field, keeping any existing field of the same name.
     public mutating func add(_ name: String, _ value: String) {
         fields.append((name: name, value: value))

@@ -12,7 +12,7 @@ public struct CORSPolicy: Sendable, Equatable {
 
     /// Parses a comma-separated list (`*` alone allows any origin).
     public init(parsing text: String) {
-        origins = Set(text.split(separator: ",").map { String($0.trimmingCharacters()) }.filter { !$0.isEmpty })
+        origins = Set(HTTPHeaders([("Origins", text)]).listMembers(for: "Origins").map(String.init))
     }
 
     func allows(_ origin: String) -> Bool { origins.contains("*") || origins.contains(origin) }

@@ -11,8 +11,7 @@ public enum ETag {
     /// ours can match nothing; both are left out (an empty list fails every write).
     static func precondition(from headers: HTTPHeaders) -> WritePrecondition? {
         guard headers.contains("If-Match") else { return nil }
-        let fields = headers.values(for: "If-Match")
-        let members = fields.flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters() }
+        let members = headers.listMembers(for: "If-Match")
         if members.contains("*") { return .exists }
         return .version(in: members.compactMap { strongVersion($0) })
     }
@@ -21,20 +20,19 @@ public enum ETag {
     /// else `If-None-Match` (`*`: only if the resource does not exist yet).
     static func writePrecondition(from headers: HTTPHeaders) -> WritePrecondition? {
         if let match = precondition(from: headers) { return match }
-        let fields = headers.values(for: "If-None-Match")
-        guard !fields.isEmpty else { return nil }
-        let members = fields.flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters() }
+        guard headers.contains("If-None-Match") else { return nil }
+        let members = headers.listMembers(for: "If-None-Match")
         if members.contains("*") { return .absent }
-        return .noneOf(members.compactMap { strongVersion($0.hasPrefix("W/") ? String($0.dropFirst(2)) : $0) })
+        return .noneOf(members.compactMap { strongVersion($0.hasPrefix("W/") ? $0.dropFirst(2) : $0) })
     }
 
     /// Whether `If-None-Match` matches `version` (weak comparison, RFC 9110 §13.1.2): the GET
     /// then answers 304.
     static func noneMatchHits(_ headers: HTTPHeaders, _ version: Version) -> Bool {
         guard headers.contains("If-None-Match") else { return false }  // the usual case, allocation-free
-        let fields = headers.values(for: "If-None-Match")
-        let members = fields.flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters() }
-        return members.contains { $0 == "*" || strongVersion($0.hasPrefix("W/") ? String($0.dropFirst(2)) : $0) == version }
+        return headers.listMembers(for: "If-None-Match").contains {
+            $0 == "*" || strongVersion($0.hasPrefix("W/") ? $0.dropFirst(2) : $0) == version
+        }
     }
 
     /// The header whose condition a write was held to: `If-Match` when present (RFC 9110 §13.2.2
@@ -44,15 +42,9 @@ public enum ETag {
         return "If-None-Match"
     }
 
-    private static func strongVersion(_ tag: String) -> Version? {
+    private static func strongVersion(_ tag: Substring) -> Version? {
         guard tag.count >= 3, tag.first == "\"", tag.last == "\"", let number = Int64(tag.dropFirst().dropLast()),
               number >= 0 else { return nil }
         return Version(number)
-    }
-}
-
-extension Substring {
-    func trimmingCharacters() -> String {
-        String(drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
     }
 }

@@ -40,7 +40,7 @@ enum JSONBody {
             throw APIError(.unsupportedMediaType, "A body needs Content-Type: application/json.")
         }
         if contentType == "application/json" { return }  // the usual case, without parsing
-        let parts = contentType.split(separator: ";").map { $0.trimmingCharacters().lowercased() }
+        let parts = contentType.split(separator: ";").map { $0.trimmingASCIISpaces().lowercased() }
         let mediaType = parts.first ?? ""
         let isJSON = mediaType == "application/json" || (mediaType.hasPrefix("application/") && mediaType.hasSuffix("+json"))
         let charset = parts.dropFirst().first { $0.hasPrefix("charset=") }.map { $0.dropFirst(8).trimmingCharacters(in: "\"") }
