@@ -81,6 +81,16 @@ final class ServiceProcess: Sendable {
         throw ServiceError.didNotListen(output: standardOutput + standardError)
     }
 
+    /// Waits (at most ten seconds) until the process wrote `text` on standard output.
+    func waitForOutput(containing text: String) async throws {
+        for _ in 0..<1000 {
+            if standardOutput.contains(text) { return }
+            guard process.isRunning else { break }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        throw ServiceError.didNotListen(output: "no '\(text)' in: " + standardOutput + standardError)
+    }
+
     /// Waits for the process to exit; returns its status, or `nil` after `timeout`.
     func waitForExit(timeout: Duration = .seconds(15)) async -> Int32? {
         let deadline = ContinuousClock.now + timeout

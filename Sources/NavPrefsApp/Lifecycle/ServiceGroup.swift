@@ -37,8 +37,10 @@ public final class ServiceGroup: Sendable {
     }
 
     /// Starts every part in order. When one fails, those started before it are stopped (in
-    /// reverse) and its error is thrown. Returns early, with the parts started so far, when a
-    /// shutdown is requested meanwhile; ``run()`` then only stops them.
+    /// reverse) and its error is thrown, unless a shutdown was requested meanwhile (a SIGTERM
+    /// while PostgreSQL did not answer): then the failure is the stop the operator asked for.
+    /// Returns early, with the parts started so far, when a shutdown is requested during
+    /// start-up; ``run()`` then only stops them.
     public func start() async throws {
         for part in parts {
             guard !shutdown.isRequested else { return }
@@ -46,6 +48,7 @@ public final class ServiceGroup: Sendable {
                 try await part.start()
             } catch {
                 await stopStarted()
+                if shutdown.isRequested { return }
                 throw ServicePartError(part: part.name, underlying: error)
             }
             started.withLock { $0.append(part) }
