@@ -33,16 +33,22 @@ public final class NavPrefsApp: Sendable {
             sseRetry: .milliseconds(configuration.sseRetryMilliseconds),
             maxSubscribers: configuration.sseMaxSubscribers,
             maxSubscribersPerAddress: configuration.sseMaxSubscribersPerIP,
-            alwaysRequireTokens: configuration.requiresTokens))
+            alwaysRequireTokens: configuration.requiresTokens,
+            policy: RequestPolicy(allowedHosts: configuration.effectiveAllowedHosts, trustedProxies: configuration.trustedProxies),
+            streamSecret: configuration.streamSecret))
+        var serverConfiguration = ServerConfiguration(
+            host: configuration.host,
+            port: configuration.port,
+            maxBodyBytes: configuration.maxBodyBytes,
+            maxConnections: configuration.maxConnections,
+            maxConnectionsPerIP: configuration.maxConnectionsPerIP,
+            idleTimeoutSeconds: configuration.idleTimeoutSeconds,
+            connectionMemoryBytes: configuration.connectionMemoryBytes)
+        serverConfiguration.headerTimeout = .seconds(configuration.headerTimeoutSeconds)
+        serverConfiguration.bodyTimeout = .seconds(configuration.bodyTimeoutSeconds)
+        serverConfiguration.maxBufferedBodyBytes = configuration.maxBufferedBodyBytes
         server = HTTPServer(
-            configuration: ServerConfiguration(
-                host: configuration.host,
-                port: configuration.port,
-                maxBodyBytes: configuration.maxBodyBytes,
-                maxConnections: configuration.maxConnections,
-                maxConnectionsPerIP: configuration.maxConnectionsPerIP,
-                idleTimeoutSeconds: configuration.idleTimeoutSeconds,
-                connectionMemoryBytes: configuration.connectionMemoryBytes),
+            configuration: serverConfiguration,
             handler: api,
             messageLog: { message in
                 // A client leaving mid-answer is routine for event streams; the rest is worth a look.
@@ -50,9 +56,13 @@ public final class NavPrefsApp: Sendable {
                     || message.contains("Broken pipe") || message.contains("closed by remote")
                 logger.log(routine ? .debug : .warning, "libmicrohttpd", [("message", .string(message))])
             })
+        if case .postgres = configuration.database, configuration.streamSecret == nil {
+            logger.warning("stream tokens", ["notice": .string(
+                "no --stream-secret-file: whoever can read the database's secrets table can sign stream tokens")])
+        }
         group = ServiceGroup([
             LogPart(logger: logger),
-            StorePart(store: store),
+            StorePart(store: store, logger: logger),
             AuthenticationPart(api: api, protectedMode: configuration.requiresTokens
                 ? AuthenticationPart.ProtectedMode(host: configuration.host) : nil),
             EventDeliveryPart(api: api),

@@ -26,9 +26,21 @@ public enum NavPrefsMain {
             FileHandle.standardError.write(Data("navprefs: \(error)\nTry 'navprefs --help'.\n".utf8))
             return 2
         }
-        // Process-wide, so the application decides it (see HeapTuning).
+        var configured = configuration
+        if let path = configuration.streamSecretFile {
+            guard let data = FileManager.default.contents(atPath: path),
+                  let secret = String(data: data, encoding: .utf8)?.trimmingCharacters(in: .whitespacesAndNewlines), secret.utf8.count >= 16
+            else {
+                FileHandle.standardError.write(Data("navprefs: --stream-secret-file \(path): unreadable, or fewer than 16 bytes of text\n".utf8))
+                return 2
+            }
+            configured.streamSecret = secret
+        }
+        // Process-wide, so the application decides these: files it creates (the database, its
+        // WAL, backups) are readable by its user only, and freed heap is kept (see HeapTuning).
+        umask(0o077)
         HeapTuning.keepFreedHeap(upTo: 256 << 20)
-        return await serve(configuration, shutdown: shutdown)
+        return await serve(configured, shutdown: shutdown)
     }
 
     /// Starts the service, serves until `shutdown` is requested, stops it.

@@ -81,6 +81,10 @@ public final class PostgresStore: TransactionalStore {
         startMaintenance()
     }
 
+    /// Without a stream secret outside the database, anyone who can read its `secrets` table can
+    /// sign stream tokens: said at start (the app decides whether one was given).
+    public var startNotices: [String] { [] }
+
     public func close() async {
         stopMaintenance.signal()
         await waitOffThePool { [pool, listener] in

@@ -87,6 +87,8 @@ public final class SQLiteStore: TransactionalStore, CounterCacheReading {
         fileLock.withLock { $0 = lock }
     }
 
+    public var startNotices: [String] { fileLock.withLock { $0?.notices ?? [] } }
+
     /// Finishes queued writes, stops the threads and releases the file.
     public func close() async {
         await waitOffThePool { [self] in

@@ -11,6 +11,10 @@ public import NavPrefsCore
 /// Lifecycle: an initializer only records options; ``start()`` opens the database and starts
 /// the store's threads; ``close()`` stops them.
 public protocol Store: TokenStore {
+    /// What the store found worth an operator's attention while starting (a database file
+    /// readable by others, tightened), for the start-up log.
+    var startNotices: [String] { get }
+
     /// Opens (creating and migrating if needed) the database and starts the store's threads.
     /// - Throws: ``StoreError/unavailable(reason:)`` when the database cannot be opened or has a
     ///   schema this build does not know.

@@ -77,7 +77,7 @@ struct ErrorAPITests {
             #expect(response.status == 413)
             #expect(try response.problemType() == problem("payload-too-large"))
             let connection = try app.connection()
-            try await connection.send(raw: "PUT /v1/profiles/default/counter HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            try await connection.send(raw: "PUT /v1/profiles/default/counter HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
                                       + "Content-Length: 5000\r\nExpect: 100-continue\r\n\r\n")
             let early = try await connection.readResponse()
             #expect(early.status == 413)
@@ -89,7 +89,7 @@ struct ErrorAPITests {
     func conflictingFraming() async throws {
         try await withApp { app in
             let connection = try app.connection()
-            try await connection.send(raw: "POST /v1/profiles/default/counter/increment HTTP/1.1\r\nHost: x\r\n"
+            try await connection.send(raw: "POST /v1/profiles/default/counter/increment HTTP/1.1\r\nHost: localhost\r\n"
                                       + "Content-Length: 2\r\nContent-Length: 3\r\n\r\n{}")
             let response = try await connection.readResponse()
             #expect(response.status == 400)

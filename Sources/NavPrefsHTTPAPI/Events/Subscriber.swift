@@ -24,15 +24,19 @@ final class Subscriber: Sendable {
 
     let id: Int
     let profile: ProfileName
-    let address: String
+    /// What its stream counts against: its token (`token:<id>`) or its client's address.
+    let limitKey: String
+    /// The access token that vouched for the stream, directly or by a stream token it issued.
+    let issuer: String?
     let filter: EventFilter
     let registeredAt = ContinuousClock.now
     private let state = Mutex(State())
 
-    init(id: Int, profile: ProfileName, address: String, filter: EventFilter) {
+    init(id: Int, profile: ProfileName, limitKey: String, issuer: String?, filter: EventFilter) {
         self.id = id
         self.profile = profile
-        self.address = address
+        self.limitKey = limitKey
+        self.issuer = issuer
         self.filter = filter
     }
 
