@@ -268,7 +268,7 @@ struct Setting: Sendable {
                 help: "web origins allowed to call the API from a browser, comma-separated, or * for any",
                 apply: { value, configuration, _ throws(ConfigurationError) in configuration.corsOrigins = CORSPolicy(parsing: value) },
                 current: { $0.corsOrigins.origins.sorted().joined(separator: ",") }),
-        integer("sse-heartbeat", "SSE_HEARTBEAT_SECONDS", "seconds between heartbeat comments on event streams", 1...3_600,
+        integer("sse-heartbeat", "SSE_HEARTBEAT_SECONDS", "longest silence on an event stream: a stream quiet this long gets a heartbeat comment", 1...3_600,
                 { $0.sseHeartbeatSeconds }, { $0.sseHeartbeatSeconds = $1 }),
         integer("sse-retry", "SSE_RETRY_MILLISECONDS", "reconnection delay suggested to event stream clients", 0...3_600_000,
                 { $0.sseRetryMilliseconds }, { $0.sseRetryMilliseconds = $1 }),

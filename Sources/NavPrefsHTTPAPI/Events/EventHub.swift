@@ -64,10 +64,10 @@ final class EventHub: Sendable {
         }
         delivery.name = "sse-delivery"
         delivery.start()
-        let interval = limits.heartbeat.dispatchInterval
+        let tick = heartbeatTick.dispatchInterval
         let stop = stopHeartbeats
         let heartbeats = Thread { [self] in
-            while stop.wait(timeout: .now() + interval) == .timedOut { sendHeartbeats() }
+            while stop.wait(timeout: .now() + tick) == .timedOut { sendHeartbeats() }
             exited.signal()
         }
         heartbeats.name = "sse-heartbeat"
@@ -115,7 +115,8 @@ final class EventHub: Sendable {
                                          headers: [("Retry-After", "5")]))
             }
             registry.nextID += 1
-            let subscriber = Subscriber(id: registry.nextID, profile: profile, limitKey: limitKey, issuer: issuer, filter: filter)
+            let subscriber = Subscriber(id: registry.nextID, profile: profile, limitKey: limitKey, issuer: issuer, filter: filter,
+                                        quietSince: quietSince(ofNew: registry.nextID))
             registry.byProfile[profile, default: [:]][subscriber.id] = subscriber
             registry.perKey[limitKey, default: 0] += 1
             registry.count += 1
@@ -138,20 +139,40 @@ final class EventHub: Sendable {
     private func deliver(_ events: [LoggedEvent]) {
         var byProfile: [ProfileName: [(event: LoggedEvent, frame: [UInt8])]] = [:]
         for event in events { byProfile[event.profile, default: []].append((event, SSEFrame.event(event))) }
+        let now = StreamClock.now()
         for (profile, framed) in byProfile {
             let subscribers = registry.withLock { $0.byProfile[profile].map { Array($0.values) } ?? [] }
             var written = 0
-            for subscriber in subscribers { written += subscriber.deliver(framed) }
+            for subscriber in subscribers { written += subscriber.deliver(framed, at: now) }
             countSent(written)
         }
     }
 
-    /// A comment line to every stream: keeps proxies from closing idle streams, and is how a
-    /// client that vanished is noticed (a suspended connection sees nothing until a write fails).
+    // MARK: Heartbeats
+
+    /// Rounds per heartbeat interval. Each round writes a comment to the streams that have been
+    /// quiet for the interval less one round, so no stream stays silent longer than the
+    /// interval (E-6), busy streams get none, and idle ones fall due in different rounds.
+    static let heartbeatRounds = 16
+
+    private var heartbeatTick: Duration { limits.heartbeat / Self.heartbeatRounds }
+
+    /// A new stream counts as quiet since up to one interval ago, by its id: streams opened
+    /// together (a deploy, a reconnect storm) then get their heartbeats spread over the
+    /// interval instead of all in one round. Earlier, never later: E-6 holds from the start.
+    private func quietSince(ofNew id: Int) -> Int64 {
+        StreamClock.now() - Int64(id % Self.heartbeatRounds) * heartbeatTick.nanoseconds
+    }
+
+    /// A comment line to every stream quiet for the interval: keeps proxies from closing idle
+    /// streams, and is how a client that vanished is noticed (a suspended connection sees
+    /// nothing until a write fails).
     private func sendHeartbeats() {
         let frame = SSEFrame.comment("heartbeat")
+        let now = StreamClock.now()
+        let quiet = limits.heartbeat.nanoseconds - heartbeatTick.nanoseconds
         let all = registry.withLock { $0.byProfile.values.flatMap { $0.values } }
-        for subscriber in all where !subscriber.heartbeat(frame) {
+        for subscriber in all where !subscriber.heartbeat(frame, at: now, ifQuietFor: quiet) {
             remove(subscriber)
         }
     }
@@ -202,5 +223,6 @@ final class EventHub: Sendable {
 
 extension Duration {
     var milliseconds: Int64 { components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000 }
+    var nanoseconds: Int64 { components.seconds * 1_000_000_000 + components.attoseconds / 1_000_000_000 }
     var dispatchInterval: DispatchTimeInterval { .milliseconds(Int(clamping: max(1, milliseconds))) }
 }
