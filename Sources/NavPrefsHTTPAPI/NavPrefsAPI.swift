@@ -62,7 +62,8 @@ public final class NavPrefsAPI: HTTPHandler {
             + StackRoutes(write: SessionWrite(store: store)).routes
             + SessionEditRoutes(write: SessionWrite(store: store)).routes
             + NavigationBarRoutes(store: store, write: SessionWrite(store: store)).routes
-            + TokenRoutes(store: store, authenticator: authenticator).routes)
+            + TokenRoutes(store: store, authenticator: authenticator).routes
+            + ProfileListRoutes(store: store).routes)
     }
 
     /// Learns whether tokens exist, so whether requests need one (before the service listens).

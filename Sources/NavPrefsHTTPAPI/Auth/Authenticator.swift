@@ -90,7 +90,8 @@ final class Authenticator: Sendable {
             let profile = request.parameter("profile")
             return template == "/v1/profiles/{profile}/events" && request.http.method == "GET" ? .events(profile) : .profile(profile)
         }
-        if template.hasPrefix("/v1/admin/") || template == "/metrics" { return .admin }
+        // The list of profiles too: names would tell a profile token which other profiles exist.
+        if template.hasPrefix("/v1/admin/") || template == "/metrics" || template == "/v1/profiles" { return .admin }
         return .open
     }
 
