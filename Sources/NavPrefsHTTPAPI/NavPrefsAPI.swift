@@ -63,7 +63,8 @@ public final class NavPrefsAPI: HTTPHandler {
             + SessionEditRoutes(write: SessionWrite(store: store)).routes
             + NavigationBarRoutes(store: store, write: SessionWrite(store: store)).routes
             + TokenRoutes(store: store, authenticator: authenticator).routes
-            + ProfileListRoutes(store: store).routes)
+            + ProfileListRoutes(store: store).routes
+            + ConsoleRoutes().routes)
     }
 
     /// Learns whether tokens exist, so whether requests need one (before the service listens).
