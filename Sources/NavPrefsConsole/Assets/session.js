@@ -358,15 +358,20 @@ byId('appearance-form').addEventListener('submit', (event) => {
 // ---------- pans ----------
 
 const VELOCITY_WINDOW_MS = 100;
+const RESTING_MS = 250;
 
-/** The pan as the API takes it, from the touch's samples (points are CSS pixels here). */
-function panBody(pan) {
+/**
+ * The pan as the API takes it, from the touch's samples (points are CSS pixels here). Times are
+ * the events' own (`timeStamp`), not when a busy page got to them.
+ */
+function panBody(pan, endedAt = pan.samples[pan.samples.length - 1].t) {
   const last = pan.samples[pan.samples.length - 1];
   const recent = pan.samples.filter((sample) => last.t - sample.t <= VELOCITY_WINDOW_MS);
-  const first = recent[0];
+  // Sparse samples (a slow device, a busy page): the one before the last still gives a speed.
+  const first = recent.length > 1 ? recent[0] : pan.samples[Math.max(0, pan.samples.length - 2)];
   const seconds = (last.t - first.t) / 1000;
   // A finger that rests before lifting has no speed left.
-  const resting = performance.now() - last.t > 150;
+  const resting = endedAt - last.t > RESTING_MS;
   const velocity = seconds > 0 && !resting
     ? { x: (last.x - first.x) / seconds, y: (last.y - first.y) / seconds }
     : { x: 0, y: 0 };
@@ -451,7 +456,7 @@ function attachPan(surface, under) {
       start: { x: event.clientX - rect.left, y: event.clientY - rect.top },
       origin: { x: event.clientX, y: event.clientY },
       width: rect.width,
-      samples: [{ t: performance.now(), x: event.clientX, y: event.clientY }],
+      samples: [{ t: event.timeStamp, x: event.clientX, y: event.clientY }],
       evaluation: null,
     };
     surface.setPointerCapture(event.pointerId);
@@ -462,7 +467,7 @@ function attachPan(surface, under) {
   surface.addEventListener('pointermove', (event) => {
     if (!state.pan) return;
     const samples = state.pan.samples;
-    samples.push({ t: performance.now(), x: event.clientX, y: event.clientY });
+    samples.push({ t: event.timeStamp, x: event.clientX, y: event.clientY });
     if (samples.length > 64) samples.splice(0, samples.length - 64);
     preview(state.pan.evaluation);
     evaluate();
@@ -479,7 +484,8 @@ function attachPan(surface, under) {
       surface.style.transform = '';
       return;
     }
-    const body = panBody(pan);
+    const body = panBody(pan, event.timeStamp);
+    document.body.dataset.lastPan = JSON.stringify(body);
     const answer = await write('pan', 'POST', '/gestures/perform', body);
     if (!answer) {
       surface.style.transform = '';
@@ -499,8 +505,8 @@ function attachPan(surface, under) {
 /** Adds the release point, when it moved since the last sample. */
 function samplesAt(pan, event) {
   const last = pan.samples[pan.samples.length - 1];
-  if (event && (event.clientX !== last.x || event.clientY !== last.y)) {
-    pan.samples.push({ t: performance.now(), x: event.clientX, y: event.clientY });
+  if (event.clientX !== last.x || event.clientY !== last.y) {
+    pan.samples.push({ t: event.timeStamp, x: event.clientX, y: event.clientY });
   }
 }
 
