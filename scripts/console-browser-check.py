@@ -9,7 +9,8 @@ checks what a person would see:
 - the home page loads; every page runs under its Content-Security-Policy without a violation;
 - the profile page: a click on the counter's + makes it 1 (and the API agrees); moving the font
   slider in one window resizes the sample text in the other within a second (the refresh
-  event); a preference set in one window shows in the other;
+  event); a preference set in one window shows in the other; after a restart of the server
+  both windows resume their streams;
 - the session page: push and pop, each time comparing the drawn bar's title and back button
   with GET navigation-bar; the other window follows through `navigation` events; a pan made
   with the mouse from the left edge pops a screen; a window that stopped following gets a 412
@@ -195,6 +196,22 @@ def profile_page(checks, a, b, api, base, shots):
     screenshot(a, shots / "console-profile.png")
 
 
+def restart(checks, a, b, api, server):
+    """Stops the service (its streams end with `shutdown`) and starts it again on the same port
+    and database; a change made right after is seen by both windows, their streams resuming
+    from their last event ids rather than starting over."""
+    server["process"].terminate()
+    checks["navprefs stopped cleanly for the restart"] = server["process"].wait(15) == 0
+    server["process"], port = start_service(server["binary"], server["directory"], ["--port", str(server["port"])])
+    checks["navprefs came back on the same port"] = port == server["port"]
+    status, change = api.call("POST", "/v1/profiles/ana/counter/increment")
+    followed = all(wait_for(window, lambda d: text_of(d, "counter-value") == str(change["value"]), 8) for window in (a, b))
+    checks["after a server restart both windows resume their streams and show the change made meanwhile"] = (
+        status == 200 and followed and all(live(window) for window in (a, b))
+        # resumed, not started over: no reload was needed
+        and not any(("Reloaded" in notice or "Reconnected" in notice) for notice in (text_of(w, "notice") or "" for w in (a, b))))
+
+
 def session_page(checks, a, b, api, base, shots):
     a.get(f"{base}/console/session.html?profile=nav")
     live(a)
@@ -292,11 +309,11 @@ def with_tokens(checks, a, b, api, base):
     asked = wait_for(a, lambda d: d.find_elements(By.ID, "token-input"))
     checks["with tokens in use, the console asks for one"] = bool(asked)
     a.find_element(By.ID, "token-input").send_keys(ana["token"] + Keys.ENTER)
-    checks["with ana's token the page goes live through a stream token"] = bool(live(a)) and text_of(a, "counter-value") == "3"
+    checks["with ana's token the page goes live through a stream token"] = bool(live(a)) and text_of(a, "counter-value") == "4"
     kept = a.execute_script("return [sessionStorage.getItem('navprefs.token'), localStorage.length, document.cookie]")
     checks["the token is kept in sessionStorage only"] = kept[0] == ana["token"] and kept[1] == 0 and ana["token"] not in kept[2]
     api.call("POST", "/v1/profiles/ana/counter/increment")
-    checks["a change made elsewhere arrives on the token's stream"] = bool(wait_for(a, lambda d: text_of(d, "counter-value") == "4", 2))
+    checks["a change made elsewhere arrives on the token's stream"] = bool(wait_for(a, lambda d: text_of(d, "counter-value") == "5", 2))
 
     a.get(f"{base}/console/profile.html?profile=bob")
     problem = wait_for(a, lambda d: d.find_elements(By.CSS_SELECTOR, "#page-problem .problem"))
@@ -336,7 +353,8 @@ def main():
     signal.alarm(BUDGET)
     started = time.monotonic()
     directory = tempfile.mkdtemp(prefix="navprefs-console-")
-    service, port = start_service(sys.argv[1], directory)
+    process, port = start_service(sys.argv[1], directory)
+    server = {"process": process, "port": port, "binary": sys.argv[1], "directory": directory}
     base = f"http://127.0.0.1:{port}"
     api = API(port)
     checks = {}
@@ -344,6 +362,7 @@ def main():
     try:
         a, b = browser(directory), browser(directory)
         profile_page(checks, a, b, api, base, shots)
+        restart(checks, a, b, api, server)
         session_page(checks, a, b, api, base, shots)
         reference_page(checks, a, base)
         with_tokens(checks, a, b, api, base)
@@ -355,7 +374,7 @@ def main():
         for driver in (a, b):
             if driver:
                 driver.quit()
-        stop_service(service, checks)
+        stop_service(server["process"], checks)
         shutil.rmtree(directory, ignore_errors=True)
     print(f"screenshots in {shots}; {time.monotonic() - started:.1f} s")
     report("console-browser", checks)
