@@ -18,6 +18,9 @@ RUN apt-get update \
 WORKDIR /src
 COPY Package.swift ./
 COPY Sources ./Sources
+# The console's build plugin, and the contract it compiles into the binary with the console's files.
+COPY Plugins ./Plugins
+COPY openapi.yaml openapi.json ./
 # Package.swift declares the test targets, and SwiftPM refuses a manifest whose target
 # directories are missing, even for `--product navprefs`. .dockerignore keeps every test source
 # out, so this copies only the empty directories (and the image does not rebuild on test edits).

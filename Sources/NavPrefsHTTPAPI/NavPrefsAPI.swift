@@ -71,7 +71,9 @@ public final class NavPrefsAPI: HTTPHandler {
             + StackRoutes(write: SessionWrite(store: store)).routes
             + SessionEditRoutes(write: SessionWrite(store: store)).routes
             + NavigationBarRoutes(store: store, write: SessionWrite(store: store)).routes
-            + TokenRoutes(store: store, authenticator: authenticator, endStreams: { [hub] id in hub.endStreams(issuedBy: id) }).routes)
+            + TokenRoutes(store: store, authenticator: authenticator, endStreams: { [hub] id in hub.endStreams(issuedBy: id) }).routes
+            + ProfileListRoutes(store: store).routes
+            + ConsoleRoutes().routes)
     }
 
     /// Learns whether tokens exist, so whether requests need one (before the service listens).

@@ -16,6 +16,9 @@ enum PostgresStatements: SQLDialect {
     /// session, on any instance, wait for each other.
     static let forUpdate = " FOR UPDATE"
 
+    /// The database's collation may sort by language rules (`en_US`); `C` compares bytes.
+    static let byteOrder = #" COLLATE "C""#
+
     static let applyCounter = """
         WITH current AS (
             SELECT CASE WHEN s.value IS NOT NULL THEN (s.value::json #>> '{}')::bigint

@@ -15,6 +15,9 @@ enum SQLiteStatements: SQLDialect {
     /// Nothing: the writer is the only writer, so its transaction is exclusive already.
     static let forUpdate = ""
 
+    /// Nothing: SQLite compares text byte by byte (BINARY) unless told otherwise.
+    static let byteOrder = ""
+
     static let applyCounter = """
         WITH current AS (
             SELECT CASE WHEN s.value IS NOT NULL THEN CAST(json_extract(s.value, '$') AS INTEGER)

@@ -105,6 +105,12 @@ public protocol Store: TokenStore {
     /// the session's last version).
     func deleteSession(_ id: SessionID, of profile: ProfileName, if precondition: WritePrecondition?) async throws(StoreError) -> Int64
 
+    // MARK: Profiles
+
+    /// At most `limit` (at least 1) profiles whose names sort after `after` (from the first when
+    /// `nil`), in the byte order of their names on every database, and where the next page starts.
+    func profiles(after: ProfileName?, limit: Int) async throws(StoreError) -> ProfilePage
+
     // MARK: The event log
 
     /// Where committed events go, in commit order, before their write is acknowledged: the

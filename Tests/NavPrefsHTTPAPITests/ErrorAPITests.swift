@@ -8,7 +8,8 @@ import Testing
 @Suite("Errors and hostile input")
 struct ErrorAPITests {
     @Test("unknown paths are 404 not-found", arguments: [
-        "/", "/v1", "/v1/profiles", "/v1/profiles/default", "/v1/profiles/default/counter/", "/v1/profiles//counter",
+        // `/` (the console) and `/v1/profiles` (the list) are served: their neighbours are not.
+        "//", "/console", "/v1", "/v1/profiles/", "/v1/profiles/default", "/v1/profiles/default/counter/", "/v1/profiles//counter",
         "/v1/profiles/default/counter/increment/more", "/healthz/", "/V1/profiles/default/counter",
     ])
     func unknownRoute(path: String) async throws {

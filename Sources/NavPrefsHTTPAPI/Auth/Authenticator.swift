@@ -116,6 +116,7 @@ final class Authenticator: Sendable {
         if template.hasPrefix("/v1/profiles/{profile}") {
             return template == "/v1/profiles/{profile}/events" && (method == "GET" || method == "HEAD") ? .events(profile) : .profile(profile)
         }
+        // The list of profiles too: names would tell a profile token which other profiles exist.
         if template.hasPrefix("/v1/admin/") || template == "/metrics" || template == "/v1/profiles" { return .admin }
         return .open
     }

@@ -52,6 +52,11 @@ struct Router: Sendable {
         var path = path
         return path.withUTF8 { bytes in
             guard bytes.first == UInt8(ascii: "/") else { return .notFound }
+            // `/` has no segments (the loop below would see one empty segment): the template `/`.
+            if bytes.count == 1 {
+                guard let root = resources.first(where: { $0.segments.isEmpty }) else { return .notFound }
+                return found(root, method: method, parameters: [])
+            }
             // The path's segments as byte ranges (at most 16; no template is deeper).
             return withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: 16) { ranges in
                 var count = 0

@@ -14,6 +14,9 @@ public protocol SQLDialect {
     static var applyCounter: String { get }
     /// The dialect's ``StoreStatement/appendEvent`` (PostgreSQL also notifies other instances).
     static var appendEvent: String { get }
+    /// What follows a text column to compare it byte by byte (` COLLATE "C"`), or nothing where
+    /// that is the default: listings by name then come in one order on every database.
+    static var byteOrder: String { get }
 }
 
 extension SQLDialect {
@@ -108,6 +111,11 @@ extension StoreStatement {
             FROM profiles p LEFT JOIN sessions s ON s.profile = p.name
             WHERE p.name = $1
             ORDER BY s.created_seq
+            """
+        case .listProfiles:
+            """
+            SELECT name, created_at, last_event_id FROM profiles
+            WHERE name\(dialect.byteOrder) > $1 ORDER BY name\(dialect.byteOrder) LIMIT $2
             """
         case .eventLogBounds:
             "SELECT (SELECT last_event_id FROM profiles WHERE name = $1), (SELECT min(id) FROM events WHERE profile = $1)"

@@ -62,6 +62,12 @@ public enum StoreStatement: Sendable, Hashable, CaseIterable {
     /// without sessions answers one row of NULLs, a missing profile none.
     case listSessions
 
+    // MARK: Profiles
+
+    /// (after, limit) → name, created_at, last_event_id of the profiles whose names sort after
+    /// `after` byte by byte, in that order, at most `limit`.
+    case listProfiles
+
     // MARK: The event log
 
     /// (profile, id, type, data) → the commit time (milliseconds since 1970) of the new entry.
