@@ -8,19 +8,45 @@ import NavPrefsStore
 /// (SQLite's own locks are `fcntl` locks, which `flock` does not interact with on Linux. The
 /// descriptor stays open until the store's connections are closed: closing any descriptor of
 /// a file drops the process's `fcntl` locks on it.)
+///
+/// Commands that work beside a running service (`navprefs tokens`, `export`, `backup`) take no
+/// such lock: SQLite itself coordinates their connections with the service's, and what they
+/// may do is limited so that the service's memory stays right (see ``StoreAccess``).
 final class DatabaseFileLock: Sendable {
     private let descriptor: Int32
 
-    init(path: String) throws(StoreError) {
-        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+    /// Takes the lock, or throws when another process holds it. Creates the file only if `create`.
+    convenience init(path: String, create: Bool = true) throws(StoreError) {
+        guard let lock = try Self.attempt(path: path, create: create) else {
+            throw .unavailable(reason: "\(path) is in use by another NavPrefs process")
+        }
+        self.init(descriptor: lock.descriptor)
+    }
+
+    private init(descriptor: Int32) { self.descriptor = descriptor }
+
+    /// Takes the lock if no other process holds it; `nil` when one does (a service serves the file).
+    static func attempt(path: String, create: Bool) throws(StoreError) -> DatabaseFileLock? {
+        let descriptor = open(path, O_RDWR | O_CLOEXEC | (create ? O_CREAT : 0), 0o644)
         guard descriptor >= 0 else {
             throw .unavailable(reason: "cannot open \(path): \(String(cString: strerror(errno)))")
         }
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
             close(descriptor)
-            throw .unavailable(reason: "\(path) is in use by another NavPrefs process")
+            return nil
         }
-        self.descriptor = descriptor
+        return DatabaseFileLock(descriptor: descriptor)
+    }
+
+    /// Whether another process holds the lock now (a service serves the file). Looks with a
+    /// shared lock taken and dropped at once, never waiting.
+    static func isHeld(path: String) -> Bool {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        guard flock(descriptor, LOCK_SH | LOCK_NB) == 0 else { return true }
+        flock(descriptor, LOCK_UN)
+        return false
     }
 
     /// Releases the lock; call after every connection to the file is closed.
