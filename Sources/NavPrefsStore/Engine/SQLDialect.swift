@@ -14,6 +14,13 @@ public protocol SQLDialect {
     static var applyCounter: String { get }
     /// The dialect's ``StoreStatement/appendEvent`` (PostgreSQL also notifies other instances).
     static var appendEvent: String { get }
+    /// `expression` as compared and ordered by its UTF-8 bytes, whatever the database's
+    /// collation: an export lists profiles in the same order from every store.
+    static func byteOrder(_ expression: String) -> String
+    /// A table named `alias` of the rows in parameter `$parameter`: a JSON array holding one
+    /// array per row, whose elements are the `columns` in order (strings, integers or null).
+    /// One statement imports a whole batch, instead of a round trip per row.
+    static func rows(_ parameter: Int, alias: String, columns: [(name: String, type: ListElement)]) -> String
 }
 
 extension SQLDialect {
@@ -125,6 +132,11 @@ extension StoreStatement {
             "SELECT value FROM secrets WHERE name = $1"
         case .ping:
             "SELECT 1"
+        case .exportProfiles, .exportPreferences, .exportSessions, .exportSecrets, .contentCounts, .marker, .setMarker, .deleteMarker,
+             .clearEvents, .clearSessions, .clearDefaults, .clearPreferences, .clearProfiles, .resetDefaultProfile, .clearTokens,
+             .clearSecrets, .importProfiles, .importPreferences, .importDefaults, .importSessions, .importEvents, .importTokens,
+             .importSecrets:
+            transferSQL(in: dialect)
         }
     }
 }
