@@ -10,14 +10,12 @@ public enum NavPrefsMain {
         // First of all: from here on a SIGTERM is a request to stop, whatever is starting.
         let shutdown = ShutdownSignal()
         shutdown.installHandlers()
-        if arguments.count > 1, arguments[1] == "tokens" {
-            return await TokenCommand.run(Array(arguments.dropFirst(2)), environment: environment)
-        }
+        if let status = await Commands.run(arguments, environment: environment) { return status }
         let configuration: Configuration
         do {
             switch try Configuration.parse(arguments: arguments, environment: environment) {
             case .help:
-                print(Configuration.usage, terminator: "")
+                print(Configuration.usage + Commands.usage, terminator: "")
                 return 0
             case .run(let parsed):
                 configuration = parsed

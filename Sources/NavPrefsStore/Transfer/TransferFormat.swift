@@ -56,8 +56,10 @@ public struct TransferCounts: Sendable, Equatable, CustomStringConvertible {
     public init() {}
 
     public var description: String {
-        "\(profiles) profiles, \(preferences) values, \(tombstones) tombstones, \(defaults) sets of defaults, "
-            + "\(sessions) sessions, \(events) events, \(tokens) tokens, \(secrets) secrets"
+        [(profiles, "profile"), (preferences, "value"), (tombstones, "tombstone"), (defaults, "set of defaults"), (sessions, "session"),
+         (events, "event"), (tokens, "token"), (secrets, "secret")].map { count, noun in
+            "\(count) " + (count == 1 ? noun : noun == "set of defaults" ? "sets of defaults" : noun + "s")
+        }.joined(separator: ", ")
     }
 }
 
