@@ -20,7 +20,8 @@ public struct StoreContent: Sendable, Equatable, CustomStringConvertible {
     public var isEmpty: Bool { profiles == 0 && tokens == 0 && secrets == 0 && unfinishedImport == nil }
 
     public var description: String {
-        var parts = ["\(profiles) profiles with data", "\(tokens) tokens", "\(secrets) secrets"]
+        var parts = [profiles == 1 ? "1 profile with data" : "\(profiles) profiles with data",
+                     tokens == 1 ? "1 token" : "\(tokens) tokens", secrets == 1 ? "1 secret" : "\(secrets) secrets"]
         if let unfinishedImport { parts.append("an unfinished import (\(unfinishedImport))") }
         return parts.joined(separator: ", ")
     }
