@@ -21,7 +21,7 @@ public struct TransferBatch: Sendable {
 
     /// Bytes of JSON the batch's parameters hold.
     public var byteCount: Int {
-        [profiles, preferences, defaults, sessions, events, tokens, secrets].reduce(0) { $0 + $1.text.utf8.count }
+        [profiles, preferences, defaults, sessions, events, tokens, secrets].reduce(0) { $0 + $1.bytes.count }
     }
 
     public mutating func add(_ profile: TransferProfile, defaultsVersion: Int64) {
@@ -68,7 +68,9 @@ public struct TransferBatch: Sendable {
     }
 }
 
-/// One table's rows as a JSON array of arrays, appended to in place.
+/// One table's rows as a JSON array of arrays, appended to in place, as UTF-8 bytes: most cells
+/// are JSON texts (event data, session states) written as JSON strings, full of quotes to escape,
+/// and escaping byte by byte is several times faster than through `String`'s views.
 struct RowList: Sendable {
     enum Cell {
         case text(String)
@@ -77,24 +79,47 @@ struct RowList: Sendable {
     }
 
     /// The rows so far, comma-separated, without the enclosing brackets.
-    private(set) var text = ""
+    private(set) var bytes: [UInt8] = []
     private(set) var count = 0
 
     mutating func append(_ cells: [Cell]) {
-        if count > 0 { text += "," }
-        text += "["
+        if count > 0 { bytes.append(UInt8(ascii: ",")) }
+        bytes.append(UInt8(ascii: "["))
         for (index, cell) in cells.enumerated() {
-            if index > 0 { text += "," }
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
             switch cell {
-            case .text(let value): JSONWriter.write(string: value, into: &text)
-            case .integer(let value): text += String(value)
-            case .null: text += "null"
+            case .text(let value): Self.appendString(value, to: &bytes)
+            case .integer(let value): bytes.append(contentsOf: String(value).utf8)
+            case .null: bytes.append(contentsOf: "null".utf8)
             }
         }
-        text += "]"
+        bytes.append(UInt8(ascii: "]"))
         count += 1
     }
 
     /// The parameter: the whole array.
-    var json: String { "[" + text + "]" }
+    var json: String { "[" + String(decoding: bytes, as: UTF8.self) + "]" }
+
+    /// `text` as a JSON string (RFC 8259's escapes; everything else, multi-byte UTF-8 included, as is).
+    private static let hex = Array("0123456789abcdef".utf8)
+
+    static func appendString(_ text: String, to bytes: inout [UInt8]) {
+        bytes.append(UInt8(ascii: "\""))
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"):
+                bytes.append(UInt8(ascii: "\\"))
+                bytes.append(byte)
+            case UInt8(ascii: "\n"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
+            case UInt8(ascii: "\r"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
+            case UInt8(ascii: "\t"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
+            case 0..<0x20:
+                bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
+                                          hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]])
+            default:
+                bytes.append(byte)
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
 }

@@ -52,76 +52,147 @@ public struct TransferImport {
     /// Imports every line of `lines` into `store`; answers what the file held. `progress` is
     /// called after each batch with the counts so far.
     public func run(into store: any TransactionalStore, from lines: inout some TransferLineSource,
-                    progress: (TransferCounts) -> Void = { _ in }) async throws(ImportFailure) -> TransferCounts {
-        var validator = TransferValidator()
-        var number = 0
-        func nextLine() throws(ImportFailure) -> [UInt8]? {
-            do {
-                guard let bytes = try lines.nextLine() else { return nil }
-                number += 1
-                return bytes
-            } catch {
-                throw .input("cannot read line \(number + 1): \(error)")
-            }
-        }
-        func next() throws(ImportFailure) -> TransferRecord? {
-            guard let bytes = try nextLine() else { return nil }
-            do {
-                return try TransferRecord(line: bytes, number: number)
-            } catch {
-                throw .invalid(error)
-            }
-        }
+                    progress: @escaping (TransferCounts) -> Void = { _ in }) async throws(ImportFailure) -> TransferCounts {
+        var reader = RecordReader()
         // The header first: a file that is not ours changes nothing.
-        guard let first = try next() else { throw .invalid(TransferError(line: 1, "the file is empty")) }
-        do { try validator.check(first, line: number) } catch { throw .invalid(error) }
+        guard let first = try reader.next(from: &lines) else { throw .invalid(TransferError(line: 1, "the file is empty")) }
+        let writer = BatchWriter(store: store, limits: (maxBatchRows, maxBatchBytes), progress: progress)
+        try writer.check(first, line: reader.number)
         let content: StoreContent
         do { content = try await store.content() } catch { throw .store(error) }
         if !content.isEmpty && !replacing { throw .notEmpty(content) }
         do { try await store.beginImport(replacing: replacing, note: note) } catch { throw .store(error) }
-
-        var batch = TransferBatch()
-        // The current profile's row waits for its defaults record, which carries the defaults' version.
-        var pending: (profile: TransferProfile, defaultsVersion: Int64)?
-        func flush() async throws(ImportFailure) {
-            guard batch.rowCount > 0 else { return }
-            do { try await store.importBatch(batch) } catch { throw .store(error) }
-            batch = TransferBatch()
-            progress(validator.counts)
-        }
-        while let record = try next() {
-            let session: NavigationSession?
-            do { session = try validator.check(record, line: number) } catch { throw .invalid(error) }
-            switch record {
-            case .profile, .token, .secret, .end:
-                if let waiting = pending { batch.add(waiting.profile, defaultsVersion: waiting.defaultsVersion) }
-                pending = nil
-            default:
-                break
+        do throws(ImportFailure) {
+            while !writer.isComplete, let record = try reader.next(from: &lines) {
+                try await writer.add(record, line: reader.number)
             }
-            switch record {
-            case .header, .end: break
-            case .profile(let profile): pending = (profile, 0)
-            case .defaults(let profile, let version, let values):
-                pending?.defaultsVersion = version
-                batch.addDefaults(values, of: profile)
-            case .preference(let profile, let key, let version, let value): batch.addPreference(key, value: value, version: version, of: profile)
-            case .tombstone(let profile, let key, let version): batch.addPreference(key, value: nil, version: version, of: profile)
-            case .session(let record):
-                if let session { batch.add(record, decoded: session) }
-            case .event(let event): batch.add(event)
-            case .token(let token): batch.add(token)
-            case .secret(let name, let value): batch.addSecret(named: name, value: value)
+            guard writer.isComplete else {
+                throw ImportFailure.invalid(TransferError(line: reader.number, "the file ends without its end record: it was cut short"))
             }
-            if batch.rowCount >= maxBatchRows || batch.byteCount >= maxBatchBytes { try await flush() }
-            if validator.isComplete { break }
+            if try reader.nextLine(from: &lines) != nil {
+                throw ImportFailure.invalid(TransferError(line: reader.number, "nothing may follow the end record"))
+            }
+            try await writer.finish()
+        } catch {
+            // A write in flight ends before the failure is reported (and the store closed).
+            await writer.abandon()
+            throw error
         }
-        guard validator.isComplete else {
-            throw .invalid(TransferError(line: number, "the file ends without its end record: it was cut short"))
-        }
-        if try nextLine() != nil { throw .invalid(TransferError(line: number, "nothing may follow the end record")) }
-        try await flush()
         do { try await store.finishImport() } catch { throw .store(error) }
-        return validator.counts
+        return writer.counts
+    }
+}
+
+/// Lines to records, counting lines for the messages.
+private struct RecordReader {
+    private(set) var number = 0
+
+    mutating func nextLine(from lines: inout some TransferLineSource) throws(ImportFailure) -> [UInt8]? {
+        do {
+            guard let bytes = try lines.nextLine() else { return nil }
+            number += 1
+            return bytes
+        } catch {
+            throw .input("cannot read line \(number + 1): \(error)")
+        }
+    }
+
+    mutating func next(from lines: inout some TransferLineSource) throws(ImportFailure) -> TransferRecord? {
+        guard let bytes = try nextLine(from: &lines) else { return nil }
+        do {
+            return try TransferRecord(line: bytes, number: number)
+        } catch {
+            throw .invalid(error)
+        }
+    }
+}
+
+/// Checks records and gathers them into batches, each written in one transaction.
+///
+/// One batch is written while the next is gathered, so the store's work (PostgreSQL's process,
+/// SQLite's writer thread) overlaps the parsing; each write waits for the one before, so batches
+/// commit in order, and at most two batches are in memory. Used by one task only.
+private final class BatchWriter {
+    private let store: any TransactionalStore
+    private let limits: (rows: Int, bytes: Int)
+    private let progress: (TransferCounts) -> Void
+    private var validator = TransferValidator()
+    private var batch = TransferBatch()
+    /// The current profile's row waits for its defaults record, which carries the defaults' version.
+    private var pending: (profile: TransferProfile, defaultsVersion: Int64)?
+    private var writing: Task<Void, any Error>?
+
+    init(store: any TransactionalStore, limits: (rows: Int, bytes: Int), progress: @escaping (TransferCounts) -> Void) {
+        self.store = store
+        self.limits = limits
+        self.progress = progress
+    }
+
+    var isComplete: Bool { validator.isComplete }
+    var counts: TransferCounts { validator.counts }
+
+    /// Checks `record` without keeping it (the header).
+    func check(_ record: TransferRecord, line: Int) throws(ImportFailure) {
+        do { try validator.check(record, line: line) } catch { throw .invalid(error) }
+    }
+
+    func add(_ record: TransferRecord, line: Int) async throws(ImportFailure) {
+        let session: NavigationSession?
+        do { session = try validator.check(record, line: line) } catch { throw .invalid(error) }
+        switch record {
+        case .profile, .token, .secret, .end:
+            if let waiting = pending { batch.add(waiting.profile, defaultsVersion: waiting.defaultsVersion) }
+            pending = nil
+        default:
+            break
+        }
+        switch record {
+        case .header, .end: break
+        case .profile(let profile): pending = (profile, 0)
+        case .defaults(let profile, let version, let values):
+            pending?.defaultsVersion = version
+            batch.addDefaults(values, of: profile)
+        case .preference(let profile, let key, let version, let value): batch.addPreference(key, value: value, version: version, of: profile)
+        case .tombstone(let profile, let key, let version): batch.addPreference(key, value: nil, version: version, of: profile)
+        case .session(let record):
+            if let session { batch.add(record, decoded: session) }
+        case .event(let event): batch.add(event)
+        case .token(let token): batch.add(token)
+        case .secret(let name, let value): batch.addSecret(named: name, value: value)
+        }
+        if batch.rowCount >= limits.rows || batch.byteCount >= limits.bytes { try await flush() }
+    }
+
+    /// Writes what is gathered and waits until every batch is in.
+    func finish() async throws(ImportFailure) {
+        try await flush()
+        try await waitForWrite()
+    }
+
+    /// Waits for a write in flight, ignoring its outcome (an error is being reported already).
+    func abandon() async {
+        _ = try? await writing?.value
+        writing = nil
+    }
+
+    private func flush() async throws(ImportFailure) {
+        guard batch.rowCount > 0 else { return }
+        try await waitForWrite()
+        let (store, full) = (self.store, batch)
+        writing = Task { try await store.importBatch(full) }
+        batch = TransferBatch()
+        progress(validator.counts)
+    }
+
+    private func waitForWrite() async throws(ImportFailure) {
+        guard let task = writing else { return }
+        writing = nil
+        do {
+            try await task.value
+        } catch let error as StoreError {
+            throw .store(error)
+        } catch {
+            throw .store(.internal(reason: "\(error)"))
+        }
     }
 }
