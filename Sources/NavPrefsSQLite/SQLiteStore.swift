@@ -98,10 +98,14 @@ public final class SQLiteStore: TransactionalStore, CounterCacheReading {
     }
 
     /// Finishes queued writes, stops the threads and releases the file.
+    ///
+    /// Readers close first: the writer's connection, closing last, checkpoints the WAL into the
+    /// database and removes it (read-only connections cannot), so a store stopped cleanly is one
+    /// file, which copies and moves as one.
     public func close() async {
         await waitOffThePool { [self] in
-            writer.close()
             readers.close()
+            writer.close()
             fileLock.withLock { lock in
                 lock?.release()
                 lock = nil
