@@ -106,6 +106,24 @@ struct CommandLineTests {
         Issue.record("GET \(path) answered \(last), not \(status), for 7 s")
     }
 
+    @Test("docs/transfer-format.md's example imports, and exports again byte for byte")
+    func documentedExample() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let document = try String(contentsOf: NavPrefsCommand.root.appendingPathComponent("docs/transfer-format.md"), encoding: .utf8)
+        let example = try #require(document.firstRange(of: "## Example").map { document[$0.upperBound...] })
+        let lines = example.split(separator: "\n").drop { !$0.hasPrefix("{") }.prefix { $0.hasPrefix("{") }
+        #expect(lines.count == 9)
+        let file = scratch.path("example.ndjson")
+        try (lines.joined(separator: "\n") + "\n").write(toFile: file, atomically: true, encoding: .utf8)
+        let database = "sqlite:" + scratch.path("example.sqlite")
+        let load = try await NavPrefsCommand.run(["import", file, "--database", database])
+        #expect(load.status == 0, "\(load)")
+        let export = try await NavPrefsCommand.run(["export", "--database", database])
+        #expect(export.status == 0, "\(export)")
+        #expect(export.output == lines.joined(separator: "\n") + "\n")
+    }
+
     @Test("import refuses a store that holds data (5) or that a service serves (4); a file cut short leaves a store navprefs refuses until --replace")
     func importRefusals() async throws {
         let scratch = try Scratch()
