@@ -7,12 +7,12 @@ enum Commands {
     static let usage = """
 
         commands (each reads the settings above, e.g. --database; navprefs COMMAND --help):
-          navprefs check                                     would the service start and serve? (changes nothing)
+          navprefs check                                       would the service start and serve? (changes nothing)
           navprefs export [--output FILE] [--include-secrets]  the whole store, one JSON object a line
-          navprefs import [FILE] [--replace]                 load an export into an empty store
-          navprefs backup --output FILE                      a consistent copy of a SQLite store, beside the service
-          navprefs tokens create|list|revoke ...             access tokens, also while the service runs
-          navprefs --version                                 the version, as /metrics and the image label give it
+          navprefs import [FILE] [--replace]                   load an export into an empty store
+          navprefs backup --output FILE                        a consistent copy of a SQLite store, beside the service
+          navprefs tokens create|list|revoke ...               access tokens, also while the service runs
+          navprefs --version                                   the version, as /metrics and the image label give it
         exit status: 0 done; 1 failed; 2 usage or configuration; 3 no database, or unreachable;
           4 a database this command cannot use as it is; 5 refused, so as not to overwrite
 
