@@ -48,9 +48,8 @@ enum CheckCommand {
         } catch {
             throw CommandFailure(.databaseUnavailable, "cannot reach \(database): \(CommandStore.reason(error))")
         }
-        var service = StoreAccess.service
-        service.exclusive = false  // a running service is no obstacle to a check
-        if let refusal = probe.refusal(for: service, database: database) { throw CommandFailure(.databaseUnusable, refusal) }
+        // As the service would find it; a service running on it now is no obstacle to a check.
+        if let refusal = probe.refusal(for: .service, database: database) { throw CommandFailure(.databaseUnusable, refusal) }
         let schema = probe.schemaVersion == probe.latestSchemaVersion ? "schema version \(probe.schemaVersion), this navprefs's"
             : probe.schemaVersion == 0 ? "no schema yet: the service creates it at start"
             : "schema version \(probe.schemaVersion): the service migrates it to \(probe.latestSchemaVersion) at start"
