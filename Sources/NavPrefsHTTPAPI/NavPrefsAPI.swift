@@ -104,7 +104,10 @@ public final class NavPrefsAPI: HTTPHandler {
 
     public func handle(_ request: HTTPRequest) -> HTTPHandlerResult {
         let requestID = RequestID.take(from: request.headers)
-        switch router.match(method: request.method, path: request.path) {
+        switch router.match(method: request.method, path: request.rawPath) {
+        case .malformedParameter(let template):
+            let error = APIError(.malformedPath, "A path segment's percent-encoding is broken or does not decode to UTF-8.")
+            return .immediate(finish(error.response(instance: request.path), request, route: template, requestID))
         case .notFound:
             let error = APIError(.notFound, "No resource at this path; see /openapi.yaml for the API.")
             return .immediate(finish(error.response(instance: request.path), request, route: "-", requestID))
@@ -170,13 +173,19 @@ public final class NavPrefsAPI: HTTPHandler {
         }
     }
 
-    public func response(for rejection: RequestRejection, method: String, path: String) -> HTTPResponse {
-        var response = APIError(rejection).response(instance: path)
+    /// Every refusal below the router (framing, limits, deadlines, shutdown), as problem+json
+    /// with the headers every answer carries, logged once.
+    public func response(for rejection: HTTPRejection, head: HTTPRequestHead) -> HTTPResponse {
+        var response = APIError(rejection).response(instance: String(head.path.prefix(200)))
+        let requestID = RequestID.take(from: head.headers)
         response.headers.add("X-Content-Type-Options", "nosniff")
-        requestMetrics.record(route: "-", method: String(method.prefix(20)), status: response.status, microseconds: 0)
+        response.headers.add("X-Request-ID", requestID)
+        let method = String(head.method.prefix(20))
+        requestMetrics.record(route: "-", method: method, status: response.status, microseconds: 0)
         logger.info("request", [
-            "method": .string(String(method.prefix(20))), "route": .string("-"), "status": .integer(Int64(response.status)),
-            "rejected": .string("\(rejection)"),
+            "request_id": .string(requestID), "method": .string(method), "route": .string("-"),
+            "status": .integer(Int64(response.status)), "rejected": .string(rejection.kind),
+            "remote": .string(head.remoteAddress ?? "-"),
         ])
         return response
     }

@@ -152,10 +152,10 @@ public final class SQLiteStore: TransactionalStore, CounterCacheReading {
 
     // MARK: The counter cache
 
-    public func cachedCounter(of profile: ProfileName) -> CounterLookup? {
+    public func cachedCounter(of profile: ProfileName) -> CounterState? {
         switch counters.lookup(profile) {
-        case .present(let state)?: .found(state)
-        case .absent?: .profileNotFound
+        case .present(let state)?: state
+        case .absent?: .fresh(profile)  // nobody wrote to it: a fresh suite
         case nil: nil
         }
     }
@@ -168,8 +168,7 @@ public final class SQLiteStore: TransactionalStore, CounterCacheReading {
             try Steps.readSlot(WellKnownKey.counter, of: profile, in: transaction)
         }
         counters.fill(profile, with: slot.map { .present(CounterState(profile: profile, slot: $0)) } ?? .absent, readAt: generation)
-        guard let slot else { throw .profileNotFound(profile) }
-        return CounterState(profile: profile, slot: slot)
+        return slot.map { CounterState(profile: profile, slot: $0) } ?? .fresh(profile)
     }
 }
 

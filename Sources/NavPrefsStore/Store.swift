@@ -16,8 +16,8 @@ public protocol Store: TokenStore {
     ///   schema this build does not know.
     func start() throws(StoreError)
 
-    /// The counter of `profile`. Throws ``StoreError/profileNotFound(_:)`` for a profile nobody
-    /// wrote to; `default` always exists.
+    /// The counter of `profile`. A profile nobody wrote to reads as a fresh suite: 0, version 0
+    /// (every read of the store answers so: writing is what makes a profile exist).
     func counter(of profile: ProfileName) async throws(StoreError) -> CounterState
 
     /// Applies `operation` atomically (one statement, no read-modify-write), creating the profile
@@ -30,7 +30,8 @@ public protocol Store: TokenStore {
 
     // MARK: Preferences (UserDefaults' two layers), semantics P-1..P-7
 
-    /// Every stored value and registered default of `profile`.
+    /// Every stored value and registered default of `profile` (none, version 0, for a profile
+    /// nobody wrote to).
     func preferences(of profile: ProfileName) async throws(StoreError) -> PreferenceSnapshot
 
     /// One key of `profile` in both layers (an absent key is a slot with neither).
@@ -44,15 +45,24 @@ public protocol Store: TokenStore {
         async throws(StoreError) -> PreferenceChange
 
     /// Deletes the stored value of `key`; its registered default, if any, shows again (P-6).
-    /// - Throws: ``StoreError/preferenceNotStored(_:)`` when nothing is stored under `key`.
+    /// When nothing is stored under `key`, nothing changes and nothing is logged, as
+    /// `removeObject(forKey:)` does (the change's `eventID` is `nil`).
     func removePreference(_ key: PreferenceKey, of profile: ProfileName, if precondition: WritePrecondition?)
         async throws(StoreError) -> PreferenceChange
+
+    /// Sets and removes several keys in one transaction (`setValuesForKeys`, a JSON Merge
+    /// Patch): `nil` removes. `precondition` applies to the version of the profile's preferences
+    /// as a whole. Each key that changes logs its own event (the event its view logs), in the
+    /// order given, all committed together; removing a key with no stored value changes nothing.
+    func updatePreferences(_ changes: [PreferenceUpdate], of profile: ProfileName, if precondition: WritePrecondition?)
+        async throws(StoreError) -> PreferencesChange
 
     /// The registered defaults of `profile` (`register(defaults:)`), kept with the profile.
     func defaults(of profile: ProfileName) async throws(StoreError) -> DefaultsState
 
-    /// Replaces the registered defaults of `profile`.
-    func setDefaults(_ defaults: JSONObject, of profile: ProfileName, if precondition: WritePrecondition?)
+    /// Replaces the registered defaults of `profile` (`merging`: adds to them, as
+    /// `register(defaults:)` does; a `null` member then removes that default).
+    func setDefaults(_ defaults: JSONObject, merging: Bool, of profile: ProfileName, if precondition: WritePrecondition?)
         async throws(StoreError) -> DefaultsChange
 
     // MARK: Font settings (seed 001), semantics F-1..F-7
@@ -70,7 +80,7 @@ public protocol Store: TokenStore {
     /// - Throws: ``StoreError/tooManySessions(limit:)``.
     func createSession(_ session: NavigationSession, of profile: ProfileName) async throws(StoreError) -> SessionChange<Void>
 
-    /// The sessions of `profile`, oldest first. Throws ``StoreError/profileNotFound(_:)``.
+    /// The sessions of `profile`, oldest first (none for a profile nobody wrote to).
     func sessions(of profile: ProfileName) async throws(StoreError) -> [SessionSummary]
 
     /// One session. Throws ``StoreError/sessionNotFound(_:)``.
@@ -87,7 +97,8 @@ public protocol Store: TokenStore {
         _ edit: @escaping @Sendable (inout NavigationSession) throws(NavigationError) -> SessionEdit<Result>
     ) async throws(StoreError) -> SessionChange<Result>
 
-    /// Deletes a session and logs a `navigation` event (`delete`); answers the event's id.
+    /// Deletes a session and logs a `navigation` event (`delete`); answers the event's id (also
+    /// the session's last version).
     func deleteSession(_ id: SessionID, of profile: ProfileName, if precondition: WritePrecondition?) async throws(StoreError) -> Int64
 
     // MARK: The event log
@@ -114,26 +125,47 @@ public protocol Store: TokenStore {
 /// every write). The HTTP layer is handed one explicitly, to answer hot reads on its event loop.
 public protocol CounterCacheReading: Sendable {
     /// The counter of `profile` if it is in memory; `nil` when it must be read with ``Store/counter(of:)``.
-    func cachedCounter(of profile: ProfileName) -> CounterLookup?
+    func cachedCounter(of profile: ProfileName) -> CounterState?
 }
 
-/// The answer of ``CounterCacheReading/cachedCounter(of:)``.
-public enum CounterLookup: Sendable, Equatable {
-    case found(CounterState)
-    case profileNotFound
-}
-
-/// An accepted preference write or removal: the key as it reads now, and the event logged.
+/// An accepted preference write or removal: the key as it reads now, and the event logged
+/// (`nil`: nothing changed, as when removing a key that had no stored value).
 public struct PreferenceChange: Sendable, Hashable {
     public let slot: PreferenceSlot
-    public let eventID: Int64
+    public let eventID: Int64?
     /// Whether readers saw no value for the key before (neither stored nor registered).
     public let created: Bool
 
-    public init(slot: PreferenceSlot, eventID: Int64, created: Bool = false) {
+    public init(slot: PreferenceSlot, eventID: Int64?, created: Bool = false) {
         self.slot = slot
         self.eventID = eventID
         self.created = created
+    }
+}
+
+/// One key of a multi-key write: its new value, or `nil` to remove it.
+public struct PreferenceUpdate: Sendable, Hashable {
+    public let key: PreferenceKey
+    public let value: JSONValue?
+
+    public init(key: PreferenceKey, value: JSONValue?) {
+        self.key = key
+        self.value = value
+    }
+}
+
+/// An accepted multi-key write: the profile's preferences as they read now, and the events it
+/// logged, one per changed key in the order given (none when nothing changed).
+public struct PreferencesChange: Sendable, Hashable {
+    public let snapshot: PreferenceSnapshot
+    public let eventIDs: [Int64]
+    /// The keys that changed, in the order their events were logged.
+    public let changedKeys: [PreferenceKey]
+
+    public init(snapshot: PreferenceSnapshot, eventIDs: [Int64], changedKeys: [PreferenceKey]) {
+        self.snapshot = snapshot
+        self.eventIDs = eventIDs
+        self.changedKeys = changedKeys
     }
 }
 

@@ -8,8 +8,6 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
     case preconditionFailed(current: Version?)
     /// The counter operation would leave Int64; nothing changed.
     case counter(CounterError)
-    /// Nothing is stored under the key (removing it changes nothing).
-    case preferenceNotStored(PreferenceKey)
     /// The value would break the typed view of a well-known key.
     case invalidValue(WellKnownValueError)
     /// The profile already stores as many keys as allowed.
@@ -34,7 +32,6 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
         case .profileNotFound(let profile): "profile '\(profile)' not found"
         case .preconditionFailed(let current): "precondition failed (current version \(current.map(String.init(describing:)) ?? "none"))"
         case .counter(let error): "counter: \(error)"
-        case .preferenceNotStored(let key): "nothing is stored under '\(key)'"
         case .invalidValue(let error): error.description
         case .tooManyPreferences(let limit): "the profile already stores \(limit) keys"
         case .sessionNotFound(let id): "no session '\(id)'"

@@ -2,100 +2,149 @@ import NavPrefsCore
 import NavPrefsJSON
 import Testing
 
-/// UserDefaults' typed getters and layers, semantics P-1..P-6.
+/// UserDefaults' typed getters and layers, semantics P-0..P-6. Every expected value here is what
+/// swift-corelibs-foundation's `UserDefaults` answered for the same stored value (P-0: Foundation
+/// is the authority); Tests/NavPrefsFidelityTests checks thousands more against it directly.
 @Suite("Preferences (semantics P)")
 struct PreferenceTests {
-    @Test("P-1: an absent key reads 0 as integer, 0.0 as float, false as bool, null as string")
+    @Test("P-1: an absent key reads nil, 0, 0.0 or false, getter by getter")
     func p1Absent() {
-        #expect(PreferenceType.integer.read(nil) == .integer(0))
-        #expect(PreferenceType.float.read(nil) == .number(0))
-        #expect(PreferenceType.bool.read(nil) == .bool(false))
-        #expect(PreferenceType.string.read(nil) == .null)
+        for getter in [PreferenceGetter.object, .string, .array, .dictionary, .stringArray, .url] {
+            #expect(getter.read(nil) == .null, "\(getter)")
+        }
+        #expect(PreferenceGetter.integer.read(nil) == .integer(0))
+        #expect(PreferenceGetter.float.read(nil) == .number(0))
+        #expect(PreferenceGetter.double.read(nil) == .number(0))
+        #expect(PreferenceGetter.bool.read(nil) == .bool(false))
     }
 
-    @Test("P-2: integer coercions (true is 1, 2.67 is 2, -2.67 is -3, \"123\" is 123)", arguments: [
+    @Test("P-2: integer truncates toward zero and reads strings as NSString.integerValue", arguments: [
         (JSONValue.integer(5), Int64(5)),
         (.integer(.min), .min),
+        (.integer(.max), 0),  // corelibs unboxes Int.max as Int64, which no typed getter accepts
         (.bool(true), 1),
         (.bool(false), 0),
         (.number(2.67), 2),
-        (.number(-2.67), -3),
-        (.number(3.0), 3),
-        (.number(-0.5), -1),
-        (.number(1e30), .max),
-        (.number(-1e30), .min),
+        (.number(-2.67), -2),
+        (.number(-0.5), 0),
+        (.number(1e20), .min),  // x86-64's (long)double of an out-of-range value
         (.string("123"), 123),
         (.string(" 42 "), 42),
-        (.string("-7"), -7),
-        (.string("2.67"), 2),
-        (.string("1e3"), 1000),
+        (.string("\n42"), 42),
+        (.string("- 42"), -42),
+        (.string("007"), 7),
+        (.string("12.9"), 12),
+        (.string("1e5"), 1),
+        (.string("0x1F"), 0),
+        (.string("9223372036854775808"), .max),
         (.string("abc"), 0),
         (.string(""), 0),
-        (.string("nan"), 0),
-        (.string("0x10"), 0),
+        (.string("😀"), 0),  // Foundation crashes here; we answer the getter's nothing-found value
         (.array([.integer(1)]), 0),
         (.object(["a": .integer(1)]), 0),
-        (.null, 0),
     ])
     func p2Integer(value: JSONValue, expected: Int64) {
-        #expect(PreferenceType.integer.read(value) == .integer(expected))
+        #expect(PreferenceGetter.integer.read(value) == .integer(expected))
     }
 
-    @Test("P-2: float coercions (true is 1.0, 2 is 2.0, \"123.4\" is 123.4)", arguments: [
-        (JSONValue.number(2.5), 2.5),
-        (.integer(2), 2.0),
-        (.bool(true), 1.0),
-        (.bool(false), 0.0),
-        (.string("123.4"), 123.4),
-        (.string("-0.5"), -0.5),
-        (.string("inf"), 0.0),
-        (.string("seven"), 0.0),
-        (.array([]), 0.0),
-        (.null, 0.0),
+    @Test("P-2: double and float read numbers, booleans and NSString.doubleValue/floatValue", arguments: [
+        (JSONValue.number(2.5), PreferenceGetter.double, 2.5),
+        (.integer(2), .double, 2.0),
+        (.bool(true), .double, 1.0),
+        (.string("123.4"), .double, 123.4),
+        (.string("\t42"), .double, 42.0),
+        (.string("\n42"), .double, 0.0),  // doubleValue skips whitespace but not newlines
+        (.string("5.5kg"), .double, 5.5),
+        (.string(".5"), .double, 0.5),
+        (.string("1e"), .double, 0.0),  // an exponent without digits spoils the number
+        (.string("inf"), .double, 0.0),
+        (.string("1e400"), .double, .infinity),
+        (.string("seven"), .double, 0.0),
+        (.array([]), .double, 0.0),
+        (.number(1e300), .float, .infinity),  // Float(1e300)
+        (.integer(16_777_217), .float, 16_777_216),
+        (.string("3.4028236e38"), .float, .infinity),
     ])
-    func p2Float(value: JSONValue, expected: Double) {
-        #expect(PreferenceType.float.read(value) == .number(expected))
+    func p2Floating(value: JSONValue, getter: PreferenceGetter, expected: Double) {
+        #expect(getter.read(value) == .number(expected))
     }
 
-    @Test("P-3: bool is true for 1, 1.0, \"true\", \"YES\", \"1\", and false for every other present value", arguments: [
+    @Test("P-3: bool is true for nonzero numbers and for strings NSString.boolValue calls true", arguments: [
         (JSONValue.bool(true), true),
         (.bool(false), false),
         (.integer(1), true),
-        (.number(1.0), true),
-        (.string("true"), true),
-        (.string("YES"), true),
-        (.string("1"), true),
+        (.integer(2), true),
+        (.integer(-1), true),
+        (.number(0.5), true),
+        (.number(-0.0), false),
         (.integer(0), false),
-        (.integer(2), false),
-        (.number(0.5), false),
-        (.string("yes"), false),
-        (.string("TRUE"), false),
-        (.string("false"), false),
+        (.string("yes"), true),
+        (.string("YES"), true),
+        (.string("Y"), true),
+        (.string("t"), true),
+        (.string("true"), true),
+        (.string("tomato"), true),
+        (.string("2"), true),
+        (.string(" 1"), true),
+        (.string("-3"), true),
+        (.string("007"), true),
+        (.string("2.67"), true),
+        (.string("0.5"), false),
+        (.string("+t"), false),  // corelibs reads letters first; Darwin's documentation differs
         (.string("NO"), false),
+        (.string("false"), false),
+        (.string("0"), false),
+        (.string("abc"), false),
         (.string(""), false),
         (.array([.bool(true)]), false),
         (.object([:]), false),
-        (.null, false),
     ])
     func p3Bool(value: JSONValue, expected: Bool) {
-        #expect(PreferenceType.bool.read(value) == .bool(expected))
+        #expect(PreferenceGetter.bool.read(value) == .bool(expected))
     }
 
-    @Test("P-4: string of a number is its text; arrays, objects and null are null", arguments: [
+    @Test("P-4: string of a number is NSNumber's text (Swift's shortest form, 2.0 stays \"2.0\"); arrays and objects are nil", arguments: [
         (JSONValue.string("x"), JSONValue.string("x")),
         (.integer(123), .string("123")),
         (.integer(-9), .string("-9")),
         (.number(2.5), .string("2.5")),
-        (.number(2.0), .string("2")),
+        (.number(2.0), .string("2.0")),
+        (.number(-0.0), .string("-0.0")),
         (.number(1e20), .string("1e+20")),
+        (.number(0.1), .string("0.1")),
         (.bool(true), .string("1")),
         (.bool(false), .string("0")),
         (.array([.string("x")]), .null),
         (.object(["k": .string("v")]), .null),
-        (.null, .null),
     ])
     func p4String(value: JSONValue, expected: JSONValue) {
-        #expect(PreferenceType.string.read(value) == expected)
+        #expect(PreferenceGetter.string.read(value) == expected)
+    }
+
+    @Test("P-4: array, dictionary and stringArray answer their own kind only; object answers anything")
+    func p4Collections() {
+        let strings = JSONValue.array([.string("a"), .string("b")])
+        let mixed = JSONValue.array([.string("a"), .integer(1)])
+        let object = JSONValue.object(["k": .integer(1)])
+        #expect(PreferenceGetter.array.read(mixed) == mixed)
+        #expect(PreferenceGetter.array.read(object) == .null)
+        #expect(PreferenceGetter.dictionary.read(object) == object)
+        #expect(PreferenceGetter.dictionary.read(mixed) == .null)
+        #expect(PreferenceGetter.stringArray.read(strings) == strings)
+        #expect(PreferenceGetter.stringArray.read(mixed) == .null, "a number in the array is not converted")
+        #expect(PreferenceGetter.stringArray.read(.array([])) == .array([]))
+        #expect(PreferenceGetter.object.read(.integer(3)) == .integer(3))
+    }
+
+    @Test("P-4: url of a string is a file URL (URL(fileURLWithPath:)), never a parse of the text", arguments: [
+        ("/tmp/x", "file:///tmp/x"),
+        ("~/notes", "file:///root/notes"),
+        ("https://example.com", "file:///https%3A//example.com"),
+        ("a b", "file:///a%20b"),
+    ])
+    func p4URL(stored: String, expected: String) {
+        #expect(PreferenceGetter.url.read(.string(stored)) == .string(expected))
+        #expect(PreferenceGetter.url.read(.integer(1)) == .null)
     }
 
     static let key = (try? PreferenceKey("theme")) ?? WellKnownKey.counter
@@ -140,12 +189,20 @@ struct PreferenceTests {
         #expect(JSONValue.object(snapshot.merged).jsonText == #"{"a":1,"b":2,"c":30}"#)
     }
 
-    @Test("preference keys are validated", arguments: [
-        ("numIndex", true), ("fontSizekey", true), ("com.example.flag", true), ("a:b-c_d", true),
-        (String(repeating: "k", count: 128), true), (String(repeating: "k", count: 129), false),
-        ("", false), (".hidden", false), ("a/b", false), ("a b", false), ("ключ", false),
+    @Test("keys: any text Foundation accepts but the empty one, NUL and more than 1024 bytes of UTF-8", arguments: [
+        ("numIndex", true), ("fontSizekey", true), ("com.example.flag", true), ("An Integer", true), ("A Dictionary", true),
+        ("a/b", true), ("a b", true), ("ключ", true), ("😀", true), (".hidden", true), ("-x", true),
+        (String(repeating: "k", count: 1_024), true), (String(repeating: "k", count: 1_025), false),
+        (String(repeating: "é", count: 512), true), (String(repeating: "é", count: 513), false),
+        ("", false), ("a\u{0}b", false),
     ])
     func keys(text: String, valid: Bool) {
         #expect(((try? PreferenceKey(text)) != nil) == valid)
+    }
+
+    @Test("keys compare by their bytes, as Foundation's: \"é\" and \"e\u{301}\" are two keys")
+    func keysCompareBytes() throws {
+        #expect(try PreferenceKey("\u{E9}") != PreferenceKey("e\u{301}"))
+        #expect(Set([try PreferenceKey("\u{E9}"), try PreferenceKey("e\u{301}")]).count == 2)
     }
 }

@@ -9,7 +9,7 @@ import Testing
 struct CounterAPITests {
     let counter = "/v1/profiles/default/counter"
 
-    @Test("C-1: the default profile's counter reads 0 with ETag \"0\"; other profiles do not exist until written")
+    @Test("C-1: a counter nobody wrote to reads 0 with ETag \"0\", on the default profile and any other (a fresh suite)")
     func freshCounter() async throws {
         try await withApp { app in
             let response = try await app.request("GET", counter)
@@ -17,9 +17,10 @@ struct CounterAPITests {
             #expect(response.header("Content-Type") == "application/json")
             #expect(response.header("ETag") == "\"0\"")
             #expect(response.text == #"{"profile":"default","value":0,"stringValue":"0","version":0}"# + "\n")
-            let missing = try await app.request("GET", "/v1/profiles/alice/counter")
-            #expect(missing.status == 404)
-            #expect(try missing.problemType() == problem("profile-not-found"))
+            let fresh = try await app.request("GET", "/v1/profiles/alice/counter")
+            #expect(fresh.status == 200)
+            #expect(fresh.header("ETag") == "\"0\"")
+            #expect(fresh.text == #"{"profile":"alice","value":0,"stringValue":"0","version":0}"# + "\n")
         }
     }
 
@@ -106,9 +107,17 @@ struct CounterAPITests {
             #expect(try await app.request("POST", counter + "/increment", headers: [("If-Match", "W/\"2\"")]).status == 412,
                     "If-Match uses the strong comparison")
             #expect(try await app.request("POST", counter + "/reset", headers: [("If-Match", "*")]).status == 200)
-            let nobody = try await app.request("POST", "/v1/profiles/nobody/counter/increment", headers: [("If-Match", "*")])
-            #expect(nobody.status == 412, "If-Match: * needs an existing counter")
-            #expect(try await app.request("GET", "/v1/profiles/nobody/counter").status == 404, "and creates nothing")
+            let nobody = try await app.request("POST", "/v1/profiles/nobody/counter/increment", headers: [("If-Match", "\"1\"")])
+            #expect(nobody.status == 412, "a counter never written is at version 0")
+            #expect(nobody.header("ETag") == "\"0\"")
+            #expect(try await app.request("GET", "/v1/profiles/nobody/counter").int("version") == 0, "and nothing changed")
+            let first = try await app.request("POST", "/v1/profiles/newdevice/counter/increment", headers: [("If-Match", "\"0\"")])
+            #expect(first.status == 200, "the ETag a fresh counter reads admits the first write")
+            let once = try await app.request("PUT", "/v1/profiles/once/counter", headers: [("If-None-Match", "*")], json: #"{"value": 5}"#)
+            #expect(once.status == 200, "If-None-Match: * admits a counter never written")
+            let twice = try await app.request("PUT", "/v1/profiles/once/counter", headers: [("If-None-Match", "*")], json: #"{"value": 6}"#)
+            #expect(twice.status == 412)
+            #expect(try twice.json()["detail"] as? String ?? "" == "If-None-Match: the resource exists, at version \"1\", which the condition excludes.")
         }
     }
 
@@ -177,7 +186,7 @@ struct CounterAPITests {
         try await withApp { app in
             let response = try await app.request("GET", "/v1/profiles/\(name)/counter")
             if name == "a.b_c-" {
-                #expect(response.status == 404)  // valid, just never written
+                #expect(response.status == 200)  // valid, just never written: a fresh suite
             } else {
                 #expect(response.status == 400)
                 #expect(try response.problemType() == problem("invalid-profile-name"))

@@ -29,14 +29,15 @@ struct OperationsAPITests {
             _ = try await app.request("POST", "/v1/profiles/m1/counter/increment")
             _ = try await app.request("POST", "/v1/profiles/m2/counter/increment")
             _ = try await app.request("GET", "/v1/profiles/m1/counter")
-            _ = try await app.request("GET", "/v1/profiles/nobody/counter")
+            _ = try await app.request("GET", "/v1/profiles/nobody/preferences/nothing")
             let response = try await app.request("GET", "/metrics")
             #expect(response.status == 200)
             #expect(response.header("Content-Type") == "text/plain; version=0.0.4; charset=utf-8")
             let samples = Self.samples(response.text)
             let increment = "route=\"/v1/profiles/{profile}/counter/increment\""
             #expect(samples["navprefs_http_requests_total{\(increment),method=\"POST\",status=\"200\"}"] == 2)
-            #expect(samples["navprefs_http_requests_total{route=\"/v1/profiles/{profile}/counter\",method=\"GET\",status=\"404\"}"] == 1)
+            #expect(samples["navprefs_http_requests_total{route=\"/v1/profiles/{profile}/counter\",method=\"GET\",status=\"200\"}"] == 1)
+            #expect(samples["navprefs_http_requests_total{route=\"/v1/profiles/{profile}/preferences/{key}\",method=\"GET\",status=\"404\"}"] == 1)
             #expect(samples["navprefs_http_request_duration_seconds_count{\(increment)}"] == 2)
             #expect(samples["navprefs_http_request_duration_seconds_bucket{\(increment),le=\"+Inf\"}"] == 2)
             let buckets = samples.filter { $0.key.hasPrefix("navprefs_http_request_duration_seconds_bucket{\(increment)") }

@@ -127,7 +127,7 @@ struct SessionBodyAPITests {
     func refusedCreates(body: String, status: Int, type: String, pointer: String) async throws {
         try await withApp { app in
             expectProblem(try await app.request("POST", sessionsPath(), json: body), status, type, pointer: pointer)
-            expectProblem(try await app.request("GET", sessionsPath()), 404, "profile-not-found", pointer: nil)
+            #expect(try await app.request("GET", sessionsPath()).ids(at: "/sessions") == [], "nothing was created")
         }
     }
 

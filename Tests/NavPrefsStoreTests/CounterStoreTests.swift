@@ -7,13 +7,11 @@ import Testing
 /// The counter through the ``Store`` protocol, against every store (see ``StoreKind``).
 @Suite("Store contract: counters and their events")
 struct CounterStoreTests {
-    @Test("default always exists and reads as fresh; other profiles come into being on their first write", arguments: StoreKind.testCases)
+    @Test("every profile reads as fresh until written (0, version 0); its first write creates it", arguments: StoreKind.testCases)
     func profilesComeIntoBeing(kind: StoreKind) async throws {
         try await withStore(kind) { store, _ in
             #expect(try await store.counter(of: .default) == .fresh(.default))
-            await #expect(throws: StoreError.profileNotFound(profile("alice"))) {
-                try await store.counter(of: profile("alice"))
-            }
+            #expect(try await store.counter(of: profile("alice")) == .fresh(profile("alice")))
             let change = try await store.apply(.increment(.one), toCounterOf: profile("alice"), if: nil)
             #expect(change.state.counter.value == 1)
             #expect(change.state.version == Version(1))
@@ -99,18 +97,20 @@ struct CounterStoreTests {
         }
     }
 
-    @Test("A-1: If-Match admits only the current version, * only an existing counter", arguments: StoreKind.testCases)
+    @Test("A-1: If-Match admits only the current version (0 for a counter never written, which every profile has); If-None-Match: * only a counter never written", arguments: StoreKind.testCases)
     func preconditions(kind: StoreKind) async throws {
         try await withStore(kind) { store, _ in
             let p = profile("cas")
-            await #expect(throws: StoreError.preconditionFailed(current: nil)) {
-                try await store.apply(.increment(.one), toCounterOf: p, if: .exists)
+            await #expect(throws: StoreError.preconditionFailed(current: Version(0))) {
+                try await store.apply(.increment(.one), toCounterOf: p, if: .version(in: [Version(1)]))
             }
-            await #expect(throws: StoreError.preconditionFailed(current: nil)) {
-                try await store.apply(.increment(.one), toCounterOf: p, if: .version(in: [Version(0)]))
-            }
-            await #expect(throws: StoreError.profileNotFound(p), "a refused conditional write creates nothing") {
-                try await store.counter(of: p)
+            #expect(try await store.counter(of: p) == .fresh(p), "a refused conditional write changes nothing")
+            let first = try await store.apply(.increment(.one), toCounterOf: profile("cas0"), if: .version(in: [Version(0)]))
+            #expect(first.state.version == Version(1), "If-Match with the ETag a fresh counter reads")
+            #expect(try await store.apply(.increment(.one), toCounterOf: profile("casStar"), if: .exists).state.counter.value == 1)
+            #expect(try await store.apply(.set(5), toCounterOf: profile("casNone"), if: .absent).state.counter.value == 5)
+            await #expect(throws: StoreError.preconditionFailed(current: Version(1)), "If-None-Match: * never overwrites") {
+                try await store.apply(.set(6), toCounterOf: profile("casNone"), if: .absent)
             }
             _ = try await store.apply(.increment(.one), toCounterOf: p, if: nil)
             #expect(try await store.apply(.increment(.one), toCounterOf: p, if: .version(in: [Version(1)])).state.version == Version(2))

@@ -30,7 +30,7 @@ struct PreferenceStoreTests {
         try await withStore(kind) { store, _ in
             let p = profile("layers")
             let theme = Self.key("theme")
-            _ = try await store.setDefaults(["theme": .string("light"), "volume": .number(0.5)], of: p, if: nil)
+            _ = try await store.setDefaults(["theme": .string("light"), "volume": .number(0.5)], merging: false, of: p, if: nil)
             #expect(try await store.preference(theme, of: p).value == .string("light"))
             let set = try await store.setPreference(.string("dark"), for: theme, of: p, if: nil)
             #expect(set.slot.source == .stored)
@@ -40,9 +40,11 @@ struct PreferenceStoreTests {
             #expect(removed.slot.value == .string("light"))
             #expect(removed.slot.source == .registered)
             #expect(try await store.preference(theme, of: p).value == .string("light"))
-            await #expect(throws: StoreError.preferenceNotStored(theme)) {
-                try await store.removePreference(theme, of: p, if: nil)
-            }
+            let bounds = try await store.eventLogBounds(of: p)
+            let again = try await store.removePreference(theme, of: p, if: nil)
+            #expect(again.eventID == nil, "removing what is not stored changes nothing (removeObject(forKey:))")
+            #expect(again.slot.value == .string("light"))
+            #expect(try await store.eventLogBounds(of: p) == bounds, "and logs nothing")
             let fresh = try await store.setPreference(.integer(1), for: Self.key("new"), of: p, if: nil)
             #expect(fresh.created)
         }
@@ -97,18 +99,18 @@ struct PreferenceStoreTests {
             _ = try await store.setPreference(.integer(10), for: WellKnownKey.counter, of: p, if: nil)
             #expect(try await store.counter(of: p).counter.value == 10)
             if let cached = (store as? any CounterCacheReading)?.cachedCounter(of: p) {  // only SQLite keeps a cache
-                #expect(cached == .found(CounterState(profile: p, counter: Counter(10), version: try await store.counter(of: p).version)))
+                #expect(cached == CounterState(profile: p, counter: Counter(10), version: try await store.counter(of: p).version))
             }
             await #expect(throws: StoreError.self) {
                 try await store.setPreference(.string("ten"), for: WellKnownKey.counter, of: p, if: nil)
             }
             _ = try await store.removePreference(WellKnownKey.counter, of: p, if: nil)
             #expect(try await store.counter(of: p).counter.value == 0, "C-1 again after a removal")
-            _ = try await store.setDefaults(["numIndex": .integer(41)], of: p, if: nil)
+            _ = try await store.setDefaults(["numIndex": .integer(41)], merging: false, of: p, if: nil)
             #expect(try await store.counter(of: p).counter.value == 41, "the counter reads its registered default")
             #expect(try await store.apply(.increment(.one), toCounterOf: p, if: nil).state.counter.value == 42)
             await #expect(throws: StoreError.self) {
-                try await store.setDefaults(["numIndex": .string("forty")], of: p, if: nil)
+                try await store.setDefaults(["numIndex": .string("forty")], merging: false, of: p, if: nil)
             }
         }
     }
@@ -153,7 +155,7 @@ struct PreferenceStoreTests {
             _ = try? await store.setPreference(.string("b"), for: Self.key("plain"), of: p, if: .absent)
             _ = try await store.removePreference(Self.key("plain"), of: p, if: nil)
             _ = try? await store.removePreference(Self.key("plain"), of: p, if: nil)
-            _ = try await store.setDefaults(["plain": .integer(1)], of: p, if: nil)
+            _ = try await store.setDefaults(["plain": .integer(1)], merging: false, of: p, if: nil)
             _ = try await store.setPreference(.integer(3), for: WellKnownKey.counter, of: p, if: nil)
             _ = try? await store.setPreference(.integer(3), for: WellKnownKey.sliderValue, of: p, if: .version(in: []))
             let events = try await store.events(of: p, after: 0, limit: 100)

@@ -14,15 +14,15 @@ struct SQLiteStoreTests {
         try await withSQLiteStore { store, _ in
             let p = profile("cache")
             #expect(store.cachedCounter(of: p) == nil)
-            _ = try? await store.counter(of: p)
-            #expect(store.cachedCounter(of: p) == .profileNotFound)
+            #expect(try await store.counter(of: p) == .fresh(p), "nobody wrote to it: a fresh suite")
+            #expect(store.cachedCounter(of: p) == .fresh(p))
             let change = try await store.apply(.increment(.one), toCounterOf: p, if: nil)
-            #expect(store.cachedCounter(of: p) == .found(change.state))
+            #expect(store.cachedCounter(of: p) == change.state)
             for _ in 0..<50 {
                 async let read = store.counter(of: p)
                 let written = try await store.apply(.increment(.one), toCounterOf: p, if: nil)
                 _ = try await read
-                guard case .found(let cached)? = store.cachedCounter(of: p) else {
+                guard let cached = store.cachedCounter(of: p) else {
                     Issue.record("cache lost the profile")
                     return
                 }

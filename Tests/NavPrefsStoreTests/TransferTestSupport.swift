@@ -10,7 +10,7 @@ enum TransferFixture {
     static let header = TransferHeader(navprefsVersion: "test", store: "test", includesSecrets: true)
 
     /// Every kind of record: counters, values of every JSON type (a string holding NUL, numbers
-    /// that must stay 1 and 1.0), a tombstone, defaults, font settings, sessions edited and one
+    /// that must stay 1 and 1.0, objects whose members are not in byte order), a tombstone, defaults, font settings, sessions edited and one
     /// deleted, tokens, a secret, and profile names whose byte order differs from a locale's.
     static func populate(_ store: any Store) async throws {
         let ana = profile("ana")
@@ -21,9 +21,9 @@ enum TransferFixture {
         _ = try await store.setPreference(.integer(1), for: try PreferenceKey("one"), of: ana, if: nil)
         _ = try await store.setPreference(.number(1.0), for: try PreferenceKey("oneAsNumber"), of: ana, if: nil)
         _ = try await store.setPreference(.string("na\u{EF}ve \u{2603} \u{0}\"\\\n"), for: try PreferenceKey("text"), of: ana, if: nil)
-        _ = try await store.setPreference(.array([.bool(true), .null, .number(1e-7), .integer(Int64.min)]), for: try PreferenceKey("list"),
+        _ = try await store.setPreference(.array([.bool(true), .string(""), .number(1e-7), .integer(Int64.min)]), for: try PreferenceKey("list"),
                                           of: ana, if: nil)
-        _ = try await store.setDefaults(["theme": .string("light"), "zeta": .integer(2), "alpha": .object(["b": .integer(1), "a": .null])],
+        _ = try await store.setDefaults(["theme": .string("light"), "zeta": .integer(2), "alpha": .object(["b": .integer(1), "a": .bool(false)])], merging: false,
                                         of: ana, if: nil)
         _ = try await store.removePreference(try PreferenceKey("theme"), of: ana, if: nil)
         _ = try await store.setFont(try FontSettings.settingSlider(to: 2.5), of: profile("bob"), if: nil)
@@ -35,7 +35,7 @@ enum TransferFixture {
         _ = try await store.updateSession(kept.state.id, of: nav, if: nil, SessionStoreTests.push(SessionStoreTests.screen("detail")))
         let gone = try await store.createSession(NavigationSession(root: SessionStoreTests.screen("other")), of: nav)
         _ = try await store.deleteSession(gone.state.id, of: nav, if: nil)
-        _ = try await store.setDefaults([:], of: profile("emptyDefaults"), if: nil)
+        _ = try await store.setDefaults([:], merging: false, of: profile("emptyDefaults"), if: nil)
         try await store.createToken(TokenRecord(id: "0123456789ab", hash: String(repeating: "a", count: 64), profile: nil, label: "ops",
                                                 createdAt: 1_700_000_000_000))
         try await store.createToken(TokenRecord(id: "ba9876543210", hash: String(repeating: "b", count: 64), profile: ana, label: "ana's phone",

@@ -50,6 +50,9 @@ public enum JSONValue: Sendable, Hashable {
 
 /// A JSON object: members in the order given, keys unique (the parser rejects duplicates).
 /// Two objects are equal when they have the same members, whatever their order.
+///
+/// Member names compare by their UTF-8 bytes, as RFC 8259 §8.3 and Foundation compare them:
+/// `"é"` and `"e\u{301}"` are two members, although Swift's `==` calls the strings equal.
 public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryLiteral {
     public typealias Member = (key: String, value: JSONValue)
 
@@ -66,9 +69,9 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
     public init(dictionaryLiteral elements: (String, JSONValue)...) { self.init(elements) }
 
     public subscript(key: String) -> JSONValue? {
-        get { members.first { $0.key == key }?.value }
+        get { members.first { $0.key.utf8.elementsEqual(key.utf8) }?.value }
         set {
-            if let index = members.firstIndex(where: { $0.key == key }) {
+            if let index = members.firstIndex(where: { $0.key.utf8.elementsEqual(key.utf8) }) {
                 if let newValue { members[index].value = newValue } else { members.remove(at: index) }
             } else if let newValue {
                 members.append((key: key, value: newValue))
@@ -91,7 +94,7 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
         var combined = 0
         for member in members {
             var memberHasher = Hasher()
-            memberHasher.combine(member.key)
+            for byte in member.key.utf8 { memberHasher.combine(byte) }
             memberHasher.combine(member.value)
             combined ^= memberHasher.finalize()
         }

@@ -23,7 +23,7 @@ public struct FontSettings: Sendable, Hashable {
 
     /// The settings as the seed reads them from the two preference values (`nil`: absent).
     public init(reading slider: JSONValue?, fontSize: JSONValue?) {
-        self.init(sliderValue: PreferenceType.float(slider), fontSize: PreferenceType.float(fontSize))
+        self.init(sliderValue: Double(PreferenceGetter.float(slider)), fontSize: Double(PreferenceGetter.float(fontSize)))
     }
 
     /// F-3/F-4: the stored size if it is above 0, else 17.

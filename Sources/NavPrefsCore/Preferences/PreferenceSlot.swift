@@ -93,7 +93,7 @@ extension CounterState {
     /// The counter view of the `numIndex` slot: its value as an integer (0 when absent, C-1) and
     /// the slot's view version (0 while nothing was ever stored or registered).
     public init(profile: ProfileName, slot: PreferenceSlot) {
-        self.init(profile: profile, counter: Counter(PreferenceType.integer(slot.value)), version: slot.viewVersion)
+        self.init(profile: profile, counter: Counter(PreferenceGetter.integer(slot.value)), version: slot.viewVersion)
     }
 }
 

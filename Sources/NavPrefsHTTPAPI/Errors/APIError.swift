@@ -47,8 +47,6 @@ extension APIError {
                       extensions: ["currentValue": .integer(current), "operation": .string(operation.name)])
         case .counter(.invalidStep(let amount)):
             self.init(.invalidBody, "'by' must be at least 1, not \(amount).")
-        case .preferenceNotStored(let key):
-            self.init(.preferenceNotFound, "Nothing is stored under '\(key)'.")
         case .invalidValue(let error):
             self.init(.invalidValue, "\(error.description.prefix(1).uppercased())\(error.description.dropFirst()).",
                       extensions: ["key": .string(error.key.rawValue)])
@@ -77,15 +75,33 @@ extension APIError {
         }
     }
 
-    /// The answer for a request the transport refused before routing.
-    init(_ rejection: RequestRejection) {
+    /// The answer for a request the transport refused before routing (every refusal of
+    /// MicroHTTPServer, where the transport lets a body be sent).
+    init(_ rejection: HTTPRejection) {
         switch rejection {
         case .payloadTooLarge(let limit):
-            self.init(.payloadTooLarge, "Request bodies are limited to \(limit) bytes.", extensions: ["limit": .integer(Int64(limit))])
+            self.init(.payloadTooLarge, "Request bodies here are limited to \(limit) bytes.", extensions: ["limit": .integer(Int64(limit))])
         case .invalidContentLength:
             self.init(.badFraming, "Content-Length must be one decimal number, stated once.")
         case .contentLengthWithTransferEncoding:
             self.init(.badFraming, "A request must not carry both Content-Length and Transfer-Encoding.")
+        case .malformedHeaderSection:
+            self.init(.badFraming, "The header section is malformed (a folded line, space before a colon, or a control character); RFC 9112 §5.")
+        case .invalidRequestTarget:
+            self.init(.malformedPath, "The request target holds %00, which no path or argument here may contain.")
+        case .unsupportedTransferEncoding:
+            self.init(.unsupportedTransferCoding, "The only transfer coding accepted is chunked.")
+        case .requestTimeout:
+            self.init(.requestTimeout, "The request body did not arrive in time.")
+        case .uriTooLong(let limit):
+            self.init(.uriTooLong, "Request targets are limited to \(limit) bytes.", extensions: ["limit": .integer(Int64(limit))])
+        case .tooManyQueryArguments(let limit):
+            self.init(.uriTooLong, "A request may carry at most \(limit) query arguments.", extensions: ["limit": .integer(Int64(limit))])
+        case .headersTooLarge(let limit):
+            self.init(.headersTooLarge, "The request line and header fields are limited to \(limit) bytes.",
+                      extensions: ["limit": .integer(Int64(limit))])
+        case .bodyBufferFull:
+            self.init(.serverBusy, "The server holds as many request bodies as it may; retry shortly.", headers: [("Retry-After", "1")])
         case .shuttingDown:
             self.init(.shuttingDown, "The server is shutting down; retry on another instance.", headers: [("Retry-After", "1")])
         }

@@ -37,6 +37,14 @@ public enum ProblemType: String, Sendable, CaseIterable {
     case unauthorized = "unauthorized"
     case forbidden = "forbidden"
     case tokenNotFound = "token-not-found"
+    case malformedPath = "malformed-path"
+    case requestTimeout = "request-timeout"
+    case uriTooLong = "uri-too-long"
+    case headersTooLarge = "request-headers-too-large"
+    case unsupportedTransferCoding = "unsupported-transfer-coding"
+    case serverBusy = "server-busy"
+    case hostNotAllowed = "host-not-allowed"
+    case foreignOrigin = "foreign-origin"
 
     /// The `type` member: a URN, stable and not meant to be dereferenced.
     public var uri: String { "urn:navprefs:problem:" + rawValue }
@@ -50,7 +58,14 @@ public enum ProblemType: String, Sendable, CaseIterable {
         case .tooManySessions, .screenAlreadyOnStack, .screenNotOnStack, .stackFull, .screenIsPresented, .screenOnStack,
              .alreadyPresenting: 409
         case .methodNotAllowed: 405
-        case .invalidProfileName, .malformedJSON, .invalidBody, .badFraming, .invalidPreferenceKey, .invalidQuery: 400
+        case .invalidProfileName, .malformedJSON, .invalidBody, .badFraming, .invalidPreferenceKey, .invalidQuery, .malformedPath: 400
+        case .requestTimeout: 408
+        case .uriTooLong: 414
+        case .headersTooLarge: 431
+        case .unsupportedTransferCoding: 501
+        case .serverBusy: 503
+        case .hostNotAllowed: 421
+        case .foreignOrigin: 403
         case .invalidValue, .valueTooLarge: 422
         case .tooManyPreferences: 409
         case .unsupportedMediaType: 415
@@ -101,6 +116,14 @@ public enum ProblemType: String, Sendable, CaseIterable {
         case .unauthorized: "Authentication required"
         case .forbidden: "Not allowed with this token"
         case .tokenNotFound: "Token not found"
+        case .malformedPath: "Malformed request target"
+        case .requestTimeout: "Request not received in time"
+        case .uriTooLong: "Request target too long"
+        case .headersTooLarge: "Request header fields too large"
+        case .unsupportedTransferCoding: "Transfer coding not supported"
+        case .serverBusy: "Server busy"
+        case .hostNotAllowed: "Host not served here"
+        case .foreignOrigin: "Request from a foreign web origin"
         }
     }
 }

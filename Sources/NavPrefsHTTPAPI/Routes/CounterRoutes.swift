@@ -37,10 +37,8 @@ struct CounterRoutes {
     private func read(_ request: APIRequest) throws(APIError) -> APIResult {
         let profile = try request.profile()
         switch cache?.cachedCounter(of: profile) {
-        case .found(let state)?:
+        case let state?:
             return .immediate(Self.response(for: state, request: request.http))
-        case .profileNotFound?:
-            throw APIError(StoreError.profileNotFound(profile))
         case nil:
             let store = self.store
             return .deferred { () async throws(StoreError) -> HTTPResponse in
@@ -53,7 +51,8 @@ struct CounterRoutes {
     private func write(_ operation: CounterOperation, _ request: APIRequest) throws(APIError) -> APIResult {
         let store = self.store
         let profile = try request.profile()
-        let precondition = ETag.precondition(from: request.http.headers)
+        // If-Match, or If-None-Match (`*`: only while the counter's profile does not exist yet).
+        let precondition = ETag.writePrecondition(from: request.http.headers)
         return .deferred { () async throws(StoreError) -> HTTPResponse in
             let change = try await store.apply(operation, toCounterOf: profile, if: precondition)
             return Self.response(for: change.state, eventID: change.eventID)

@@ -3,9 +3,14 @@ import NavPrefsCore
 import NavPrefsJSON
 import NavPrefsStore
 
-/// UserDefaults over HTTP, semantics P-1..P-7:
-/// `GET /v1/profiles/{profile}/preferences` (`dictionaryRepresentation()`), and
-/// `GET`/`PUT`/`DELETE /v1/profiles/{profile}/preferences/{key}` with typed reads (`?as=`).
+/// UserDefaults over HTTP, semantics P-0..P-7:
+/// - `GET /v1/profiles/{profile}/preferences` (`dictionaryRepresentation()`) and `PATCH` (a JSON
+///   Merge Patch, RFC 7396: several keys set and removed in one transaction, `setValuesForKeys`);
+/// - `GET`/`PUT`/`DELETE /v1/profiles/{profile}/preferences/{key}`, with every getter of
+///   UserDefaults as a typed read (`?as=integer`...), exactly as Foundation answers it.
+///
+/// A profile nobody wrote to reads as a fresh suite. Keys are any text Foundation accepts but
+/// the empty one and NUL, percent-encoded in the path.
 struct PreferenceRoutes {
     let store: any Store
     let limits: PreferenceLimits
@@ -16,6 +21,7 @@ struct PreferenceRoutes {
     var routes: [Route] {
         [
             Route("GET", Self.collection, list),
+            Route("PATCH", Self.collection, patch),
             Route("GET", Self.item, read),
             Route("PUT", Self.item, write),
             Route("DELETE", Self.item, remove),
@@ -27,32 +33,57 @@ struct PreferenceRoutes {
         let store = self.store
         return .deferred { () async throws(StoreError) -> HTTPResponse in
             let snapshot = try await store.preferences(of: profile)
-            var body = JSONObjectBuilder()
-            body.add("profile", profile.rawValue)
-            body.add("values", JSONValue.object(snapshot.merged))
-            body.add("version", snapshot.version.rawValue)
-            return JSONResponse.make(body, version: snapshot.version, request: request.http)
+            return JSONResponse.make(Self.body(snapshot), version: snapshot.version, request: request.http)
+        }
+    }
+
+    /// `PATCH` with a JSON Merge Patch: each member sets its key, `null` removes it; all in one
+    /// transaction under one `If-Match` (the version of the whole set). Each key that changes
+    /// logs its own event, in the order of the patch, committed together.
+    private func patch(_ request: APIRequest) throws(APIError) -> APIResult {
+        let profile = try request.profile()
+        let object = try JSONBody.mergePatch(of: request.http)
+        guard object.count <= limits.maxPatchMembers else {
+            throw APIError(.tooManyPreferences, "A patch sets or removes at most \(limits.maxPatchMembers) keys, not \(object.count).",
+                           extensions: ["limit": .integer(Int64(limits.maxPatchMembers))])
+        }
+        var updates: [PreferenceUpdate] = []
+        for member in object {
+            let key = try APIRequest.preferenceKey(member.key, pointer: "/" + JSONBody.pointerEscaped(member.key))
+            if member.value != .null { try limits.check(member.value, for: key) }
+            updates.append(PreferenceUpdate(key: key, value: member.value == .null ? nil : member.value))
+        }
+        let precondition = ETag.writePrecondition(from: request.http.headers)
+        let store = self.store
+        return .deferred { [updates] () async throws(StoreError) -> HTTPResponse in
+            let change = try await store.updatePreferences(updates, of: profile, if: precondition)
+            var body = Self.body(change.snapshot)
+            if let last = change.eventIDs.last { body.add("eventId", last) } else { body.addNull("eventId") }
+            body.add("eventIds", JSONValue.array(change.eventIDs.map(JSONValue.integer)))
+            body.add("changed", JSONValue.array(change.changedKeys.map { .string($0.rawValue) }))
+            return JSONResponse.make(body, version: change.snapshot.version)
         }
     }
 
     private func read(_ request: APIRequest) throws(APIError) -> APIResult {
         let profile = try request.profile()
         let key = try request.preferenceKey()
-        let type = try Self.readType(of: request.http)
+        let getter = try Self.getter(of: request.http)
         let store = self.store
         return .deferred { () async throws(StoreError) -> HTTPResponse in
             let slot = try await store.preference(key, of: profile)
-            if let type {
+            if let getter {
                 // A typed read always answers, like UserDefaults' getters (P-1).
                 var body = JSONObjectBuilder()
                 body.add("key", key.rawValue)
-                body.add("as", type.rawValue)
-                body.add("value", type.read(slot.value))
+                body.add("as", getter.rawValue)
+                body.add("value", Self.representable(getter.read(slot.value)))
                 body.add("source", slot.source.rawValue)
                 return JSONResponse.make(body, version: slot.viewVersion, request: request.http)
             }
             guard let value = slot.value, let version = slot.version else {
-                return APIError(.preferenceNotFound, "No value is stored or registered under '\(key)'.").response(instance: request.http.path)
+                return APIError(.preferenceNotFound, "No value is stored or registered under '\(key.rawValue.prefix(80))'.")
+                    .response(instance: request.http.path)
             }
             return JSONResponse.make(Self.body(key, value: value, source: slot.source, version: version), version: version,
                                      request: request.http)
@@ -74,13 +105,15 @@ struct PreferenceRoutes {
             let change = try await store.setPreference(value, for: key, of: profile, if: precondition)
             let version = change.slot.viewVersion
             var body = Self.body(key, value: change.slot.value ?? value, source: .stored, version: version)
-            body.add("eventId", change.eventID)
+            body.add("eventId", change.eventID.map(JSONValue.integer) ?? .null)
             var response = JSONResponse.make(body, version: version)
             if change.created { response.status = 201 }  // RFC 9110 9.3.4: PUT that creates
             return response
         }
     }
 
+    /// `removeObject(forKey:)`: the registered default, if any, shows again (P-6); a key with
+    /// nothing stored is left as it is, answered 200 with no event.
     private func remove(_ request: APIRequest) throws(APIError) -> APIResult {
         let profile = try request.profile()
         let key = try request.preferenceKey()
@@ -88,13 +121,13 @@ struct PreferenceRoutes {
         let store = self.store
         return .deferred { () async throws(StoreError) -> HTTPResponse in
             let change = try await store.removePreference(key, of: profile, if: precondition)
-            // What readers see now: the registered default, if any (P-6), or nothing.
             var body = JSONObjectBuilder()
             body.add("key", key.rawValue)
-            if let value = change.slot.value { body.add("value", value) } else { body.addNull("value") }
+            body.add("value", change.slot.value ?? .null)
             body.add("source", change.slot.source.rawValue)
-            body.add("eventId", change.eventID)
-            return JSONResponse.make(body, version: change.slot.version)
+            body.add("version", change.slot.viewVersion.rawValue)
+            body.add("eventId", change.eventID.map(JSONValue.integer) ?? .null)
+            return JSONResponse.make(body, version: change.slot.viewVersion)
         }
     }
 
@@ -107,13 +140,31 @@ struct PreferenceRoutes {
         return body
     }
 
-    /// `?as=string|integer|float|bool`, or `nil` for the value as stored.
-    static func readType(of request: HTTPRequest) throws(APIError) -> PreferenceType? {
+    static func body(_ snapshot: PreferenceSnapshot) -> JSONObjectBuilder {
+        var body = JSONObjectBuilder()
+        body.add("profile", snapshot.profile.rawValue)
+        body.add("values", JSONValue.object(snapshot.merged))
+        body.add("version", snapshot.version.rawValue)
+        return body
+    }
+
+    /// `?as=` names a getter of UserDefaults (`integer`, `stringArray`, ...), or is absent: the
+    /// value as stored.
+    static func getter(of request: HTTPRequest) throws(APIError) -> PreferenceGetter? {
         guard let name = request.queryValue("as") else { return nil }
-        guard let type = PreferenceType(rawValue: name) else {
-            throw APIError(.invalidQuery, "'as' is one of string, integer, float, bool; not '\(name.prefix(40))'.")
+        guard let getter = PreferenceGetter(rawValue: name) else {
+            let names = PreferenceGetter.allCases.map(\.rawValue).joined(separator: ", ")
+            throw APIError(.invalidQuery, "'as' names a getter of UserDefaults: one of \(names); not '\(name.prefix(40))'.")
         }
-        return type
+        return getter
+    }
+
+    /// A getter's answer as JSON can carry it: `float` and `double` answer ±infinity for a
+    /// string such as `"1e400"` (or a double beyond Float's range), which JSON has no number
+    /// for; they are sent as the strings `"Infinity"` and `"-Infinity"`.
+    static func representable(_ value: JSONValue) -> JSONValue {
+        guard case .number(let number) = value, number.isInfinite else { return value }
+        return .string(number > 0 ? "Infinity" : "-Infinity")
     }
 }
 
@@ -123,39 +174,46 @@ struct PreferenceLimits: Sendable {
     var maxValueBytes = 64 << 10
     /// The most registered defaults per profile.
     var maxDefaults = 1_000
+    /// The most keys one PATCH may set or remove.
+    var maxPatchMembers = 1_000
 
+    /// What UserDefaults could store: `set(_:forKey:)` traps on `NSNull`, at the top level (a
+    /// preference cannot be null) and nested in an array or a dictionary alike.
     func check(_ value: JSONValue, for key: PreferenceKey) throws(APIError) {
         let size = value.jsonText.utf8.count
         guard size <= maxValueBytes else {
-            throw APIError(.valueTooLarge, "The value of '\(key)' takes \(size) bytes as JSON; the limit is \(maxValueBytes).",
+            throw APIError(.valueTooLarge, "The value of '\(key.rawValue.prefix(80))' takes \(size) bytes as JSON; the limit is \(maxValueBytes).",
                            extensions: ["limit": .integer(Int64(maxValueBytes))])
         }
-        // Integers beyond Int64 never parse; numbers are held to the same range, so that every
-        // number a client may store is one the typed reads can answer exactly.
-        guard Self.numbersWithinInt64(value) else {
-            throw APIError(.invalidValue, "Numbers in the value of '\(key)' must lie within the 64-bit integer range.",
+        guard !Self.containsNull(value) else {
+            throw APIError(.invalidValue, "UserDefaults stores no null, also not inside an array or an object: '\(key.rawValue.prefix(80))' holds one.",
                            extensions: ["key": .string(key.rawValue)])
         }
     }
 
-    private static func numbersWithinInt64(_ value: JSONValue) -> Bool {
+    private static func containsNull(_ value: JSONValue) -> Bool {
         switch value {
-        case .number(let number): number >= -0x1p63 && number < 0x1p63
-        case .array(let items): items.allSatisfy(numbersWithinInt64)
-        case .object(let object): object.allSatisfy { numbersWithinInt64($0.value) }
-        case .null, .bool, .integer, .string: true
+        case .null: true
+        case .array(let items): items.contains(where: containsNull)
+        case .object(let object): object.contains { containsNull($0.value) }
+        case .bool, .integer, .number, .string: false
         }
     }
 }
 
 extension APIRequest {
-    /// The `{key}` path parameter, validated.
+    /// The `{key}` path parameter (percent-decoded by the router), validated.
     func preferenceKey() throws(APIError) -> PreferenceKey {
-        let text = parameter("key")
+        try Self.preferenceKey(parameter("key"), pointer: nil)
+    }
+
+    /// `text` as a preference key, or the 400 that says why it is not one.
+    static func preferenceKey(_ text: String, pointer: String?) throws(APIError) -> PreferenceKey {
         do {
             return try PreferenceKey(text)
         } catch {
-            throw APIError(.invalidPreferenceKey, "'\(text.prefix(80))' is not a valid preference key: \(error).")
+            throw APIError(.invalidPreferenceKey, "'\(text.prefix(80))' is not a valid preference key: \(error).",
+                           extensions: pointer.map { ["pointer": .string($0)] } ?? [:])
         }
     }
 }

@@ -26,12 +26,36 @@ enum JSONBody {
         }
         if let unknown = object.keys.first(where: { !allowed.contains($0) }) {
             let known = allowed.sorted().map { "'\($0)'" }.joined(separator: ", ")
-            // RFC 6901: "~" and "/" in a member name are written "~0" and "~1".
-            let pointer = "/" + unknown.prefix(80).replacing("~", with: "~0").replacing("/", with: "~1")
+            let pointer = "/" + pointerEscaped(String(unknown.prefix(80)))
             throw APIError(.invalidBody, "Unknown member '\(unknown.prefix(80))'; this operation takes \(known.isEmpty ? "no members" : known).",
                            extensions: ["pointer": .string(pointer)])
         }
         return object
+    }
+
+    /// A JSON Merge Patch (RFC 7396: `application/merge-patch+json`, or plain JSON): an object
+    /// whose members set their keys and whose `null` members remove them.
+    static func mergePatch(of request: HTTPRequest) throws(APIError) -> JSONObject {
+        guard !request.body.isEmpty else {
+            throw APIError(.invalidBody, "This operation needs a JSON Merge Patch: an object of key to new value, null to remove.")
+        }
+        try requireJSONContentType(request.headers["Content-Type"])
+        let value: JSONValue
+        do {
+            value = try JSONValue.parse(request.body)
+        } catch {
+            throw APIError(.malformedJSON, "The body is not valid JSON: \(error).")
+        }
+        guard case .object(let object) = value else {
+            throw APIError(.invalidBody, "A merge patch here is an object of key to new value, not \(value.typeName).",
+                           extensions: ["pointer": .string("")])
+        }
+        return object
+    }
+
+    /// A member name as a JSON Pointer token (RFC 6901: `~` and `/` become `~0` and `~1`).
+    static func pointerEscaped(_ name: String) -> String {
+        name.replacing("~", with: "~0").replacing("/", with: "~1")
     }
 
     /// Accepts `application/json` and `application/<anything>+json`, with a UTF-8 charset if any.

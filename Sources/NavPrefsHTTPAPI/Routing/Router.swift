@@ -2,6 +2,8 @@
 ///
 /// Templates are paths whose `{name}` segments match any non-empty segment. There is no
 /// precedence to learn: two templates of the same shape with different literals never overlap.
+/// Matching works on the path as sent (still percent-encoded), split at `/`, so a parameter can
+/// hold an encoded `/` (`keys/a%2Fb`); each parameter is then percent-decoded on its own.
 /// Matching compares bytes and allocates only the parameter values of the route found: it runs
 /// for every request.
 struct Router: Sendable {
@@ -10,6 +12,8 @@ struct Router: Sendable {
         /// The path names a resource, the method is not one it supports.
         case methodNotAllowed(template: String, allowed: [String])
         case notFound
+        /// A parameter's percent-encoding is broken or decodes to something that is not UTF-8.
+        case malformedParameter(template: String)
     }
 
     private enum Segment: Equatable {
@@ -43,6 +47,7 @@ struct Router: Sendable {
         resources.map { ($0.template, $0.routes.keys.sorted()) }
     }
 
+    /// - Parameter path: the path as sent, percent-encoded (``HTTPRequest/rawPath``).
     func match(method: String, path: String) -> Match {
         var path = path
         return path.withUTF8 { bytes in
@@ -60,13 +65,49 @@ struct Router: Sendable {
                 }
                 for resource in resources where resource.segments.count == count {
                     guard matches(resource.segments, bytes, ranges, count) else { continue }
-                    return found(resource, method: method, parameters: resource.segments.indices.compactMap { index in
-                        resource.segments[index] == .parameter
-                            ? String(decoding: UnsafeBufferPointer(rebasing: bytes[ranges[index]]), as: UTF8.self) : nil
-                    })
+                    var parameters: [String] = []
+                    for index in resource.segments.indices where resource.segments[index] == .parameter {
+                        guard let value = Self.percentDecoded(UnsafeBufferPointer(rebasing: bytes[ranges[index]])) else {
+                            return .malformedParameter(template: resource.template)
+                        }
+                        parameters.append(value)
+                    }
+                    return found(resource, method: method, parameters: parameters)
                 }
                 return .notFound
             }
+        }
+    }
+
+    /// `segment` with its `%XX` escapes decoded, if that is valid UTF-8 (the common case, no `%`
+    /// at all, costs one validation pass).
+    static func percentDecoded(_ segment: UnsafeBufferPointer<UInt8>) -> String? {
+        guard segment.contains(UInt8(ascii: "%")) else { return String(validating: segment, as: UTF8.self) }
+        var decoded: [UInt8] = []
+        decoded.reserveCapacity(segment.count)
+        var index = 0
+        while index < segment.count {
+            let byte = segment[index]
+            guard byte == UInt8(ascii: "%") else {
+                decoded.append(byte)
+                index += 1
+                continue
+            }
+            guard index + 2 < segment.count, let high = hexValue(segment[index + 1]), let low = hexValue(segment[index + 2]) else {
+                return nil
+            }
+            decoded.append(high << 4 | low)
+            index += 3
+        }
+        return String(validating: decoded, as: UTF8.self)
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
         }
     }
 

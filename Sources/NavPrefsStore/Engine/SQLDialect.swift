@@ -49,6 +49,8 @@ extension StoreStatement {
             """
         case .profileVersions:
             "SELECT defaults_version, preferences_version FROM profiles WHERE name = $1"
+        case .profileVersionsForUpdate:
+            "SELECT defaults_version, preferences_version FROM profiles WHERE name = $1" + dialect.forUpdate
         case .storedPreferences:
             "SELECT key, value, version FROM preferences WHERE profile = $1 AND value IS NOT NULL"
         case .countStoredPreferences:

@@ -10,6 +10,8 @@ public enum StoreStatement: Sendable, Hashable, CaseIterable {
     case readSlots
     /// (profile) → defaults version, preferences version. No row when the profile does not exist.
     case profileVersions
+    /// The same, the profile's row staying locked until the transaction ends.
+    case profileVersionsForUpdate
     /// (profile) → key, value (JSON text), version of every stored value.
     case storedPreferences
     /// (profile) → number of stored values (tombstones not counted).

@@ -18,6 +18,11 @@ package enum Steps {
         }
     }
 
+    /// A key with neither a stored value nor a default, of a profile nobody wrote to.
+    package static func emptySlot(_ key: PreferenceKey) -> PreferenceSlot {
+        PreferenceSlot(key: key, stored: nil, registered: nil, defaultsVersion: .initial)
+    }
+
     /// One key of `profile` in both layers; `nil` when the profile does not exist.
     package static func readSlot(_ key: PreferenceKey, of profile: ProfileName, in transaction: any StoreTransaction) throws -> PreferenceSlot? {
         try readSlots([key], of: profile, in: transaction)?.first
@@ -47,18 +52,24 @@ package enum Steps {
                     data: try row.text(2), timestamp: try row.int64(3))
     }
 
-    /// Whether a write with `precondition` creates a missing profile: unconditional writes and
-    /// those that ask for absence do; If-Match needs a current representation (RFC 9110 §13.1.1).
-    package static func createsProfile(_ precondition: WritePrecondition?) -> Bool {
-        switch precondition {
-        case nil, .absent?, .noneOf?: true
-        case .exists?, .version?: false
-        }
-    }
-
-    /// Refuses a write whose precondition does not admit `current`.
+    /// Refuses a write whose precondition does not admit `current` (`nil`: the resource has no
+    /// representation, as a preference key with no value).
     package static func check(_ precondition: WritePrecondition?, against current: Version?) throws(StoreError) {
         if let precondition, !precondition.admits(current) { throw .preconditionFailed(current: current) }
+    }
+
+    /// Refuses a write of a view that every profile has (the counter, the font settings, the
+    /// defaults, the whole set of preferences) whose precondition does not admit `version`: such
+    /// a view always has a representation (a profile nobody wrote to reads version 0), so
+    /// `If-Match: "0"` and `*` admit a fresh one, and `If-None-Match: *` admits only a view never
+    /// written (version 0): "create, never overwrite".
+    package static func checkView(_ precondition: WritePrecondition?, against version: Version) throws(StoreError) {
+        guard let precondition, !admitsView(precondition, version) else { return }
+        throw .preconditionFailed(current: version)
+    }
+
+    package static func admitsView(_ precondition: WritePrecondition, _ version: Version) -> Bool {
+        precondition == .absent ? version == .initial : precondition.admits(version)
     }
 
     /// The event a change of `slot` logs: the event of the view the key belongs to. A font key's

@@ -4,9 +4,7 @@ public import NavPrefsCore
 extension TransactionalStore {
     public func counter(of profile: ProfileName) async throws(StoreError) -> CounterState {
         try await read(snapshot: false) { transaction in
-            guard let slot = try Steps.readSlot(WellKnownKey.counter, of: profile, in: transaction) else {
-                throw StoreError.profileNotFound(profile)
-            }
+            guard let slot = try Steps.readSlot(WellKnownKey.counter, of: profile, in: transaction) else { return .fresh(profile) }
             return CounterState(profile: profile, slot: slot)
         }
     }
@@ -18,18 +16,18 @@ extension TransactionalStore {
 
     static func apply(_ operation: CounterOperation, to profile: ProfileName, if precondition: WritePrecondition?,
                       in transaction: any StoreTransaction) throws -> WriteOutcome<CounterChange> {
-        // A profile comes into being on its first write, but never through a conditional write;
-        // the counter exists whenever its profile does, so If-None-Match: * admits only a write
-        // that creates the profile.
-        let creating = precondition == nil || precondition == .absent
-        guard let claim = try transaction.claimEventID(of: profile, creating: creating, touchingPreferences: true) else {
-            throw StoreError.preconditionFailed(current: nil)
-        }
-        if precondition == .absent && !claim.created {
-            throw StoreError.preconditionFailed(current: try Steps.readSlot(WellKnownKey.counter, of: profile, in: transaction)?.version ?? .initial)
+        // A profile comes into being on its first write; a refused one rolls the creation back.
+        guard let claim = try transaction.claimEventID(of: profile, creating: true, touchingPreferences: true) else {
+            throw StoreError.internal(reason: "a profile created in this transaction is missing")
         }
         let range = operation.admissibleRange
-        let versions: StatementValue = if case .version(let versions)? = precondition { .integers(versions.map(\.rawValue)) } else { .null }
+        // The counter is a view every profile has (see Steps.checkView): If-None-Match: * admits
+        // only one never written, version 0.
+        let versions: StatementValue = switch precondition {
+        case .version(let versions)?: .integers(versions.map(\.rawValue))
+        case .absent?: .integers([Version.initial.rawValue])
+        default: .null
+        }
         let excluded: StatementValue = if case .noneOf(let versions)? = precondition { .integers(versions.map(\.rawValue)) } else { .null }
         // It runs after the claim, under the profile's lock: no other write can come between its
         // read and its write.
@@ -50,9 +48,8 @@ extension TransactionalStore {
     /// transaction (`nil`: the profile has none).
     private static func refusal(_ operation: CounterOperation, profile: ProfileName, precondition: WritePrecondition?,
                                 slot: PreferenceSlot?) -> StoreError {
-        guard let slot else { return .preconditionFailed(current: nil) }
-        let current = CounterState(profile: profile, slot: slot)
-        if let precondition, !precondition.admits(current.version) {
+        let current = slot.map { CounterState(profile: profile, slot: $0) } ?? .fresh(profile)
+        if let precondition, !Steps.admitsView(precondition, current.version) {
             return .preconditionFailed(current: current.version)
         }
         return .counter(.outOfRange(current: current.counter.value, operation: operation))

@@ -5,8 +5,8 @@ public import NavPrefsCore
 extension TransactionalStore {
     public func font(of profile: ProfileName) async throws(StoreError) -> FontState {
         try await read(snapshot: false) { transaction in
-            guard let slots = try Steps.readSlots([WellKnownKey.sliderValue, WellKnownKey.fontSize], of: profile, in: transaction)
-            else { throw StoreError.profileNotFound(profile) }
+            let keys = [WellKnownKey.sliderValue, WellKnownKey.fontSize]
+            let slots = try Steps.readSlots(keys, of: profile, in: transaction) ?? keys.map(Steps.emptySlot)
             return FontState(profile: profile, slider: slots[0], fontSize: slots[1])
         }
     }
@@ -15,10 +15,10 @@ extension TransactionalStore {
         async throws(StoreError) -> FontChange {
         try await write { transaction in
             let keys = [WellKnownKey.sliderValue, WellKnownKey.fontSize]
-            guard let claim = try transaction.claimEventID(of: profile, creating: Steps.createsProfile(precondition), touchingPreferences: true),
+            guard let claim = try transaction.claimEventID(of: profile, creating: true, touchingPreferences: true),
                   let slots = try Steps.readSlots(keys, of: profile, in: transaction)
-            else { throw StoreError.preconditionFailed(current: nil) }
-            try Steps.check(precondition, against: FontState(profile: profile, slider: slots[0], fontSize: slots[1]).version)
+            else { throw StoreError.internal(reason: "a profile created in this transaction is missing") }
+            try Steps.checkView(precondition, against: FontState(profile: profile, slider: slots[0], fontSize: slots[1]).version)
             try transaction.run(.upsertPreferences, .text(profile.rawValue), .texts(keys.map(\.rawValue)),
                                 .texts([JSONValue.number(settings.sliderValue).jsonText, JSONValue.number(settings.fontSize).jsonText]),
                                 .integer(claim.eventID))

@@ -3,28 +3,16 @@ public import NavPrefsCore
 /// Preferences in UserDefaults' two layers (semantics P-1..P-7): stored values over registered
 /// defaults. A value's version is the id of the event that wrote it; a removal leaves a
 /// tombstone with the removal's version, so the versions of views over several keys (the font
-/// settings) never go back to one they had for other contents.
+/// settings) never go back to one they had for other contents. A profile nobody wrote to reads
+/// as a fresh suite: no values, no defaults, version 0.
 extension TransactionalStore {
     public func preferences(of profile: ProfileName) async throws(StoreError) -> PreferenceSnapshot {
-        try await read { transaction in
-            guard let versions = try transaction.firstRow(.profileVersions, .text(profile.rawValue)) else {
-                throw StoreError.profileNotFound(profile)
-            }
-            var stored: [PreferenceKey: PreferenceSlot.Stored] = [:]
-            for row in try transaction.rows(.storedPreferences, .text(profile.rawValue)) {
-                let name = try row.text(0)
-                guard let key = try? PreferenceKey(name) else { throw StoreError.corrupted(reason: "stored key '\(name)'") }
-                stored[key] = PreferenceSlot.Stored(value: try Steps.parse(try row.text(1)), version: Version(try row.int64(2)))
-            }
-            return PreferenceSnapshot(profile: profile, stored: stored, registered: try Self.registeredDefaults(of: profile, in: transaction),
-                                      defaultsVersion: Version(try versions.int64(0)), version: Version(try versions.int64(1)))
-        }
+        try await read { transaction in try Self.snapshot(of: profile, in: transaction) }
     }
 
     public func preference(_ key: PreferenceKey, of profile: ProfileName) async throws(StoreError) -> PreferenceSlot {
         try await read(snapshot: false) { transaction in
-            guard let slot = try Steps.readSlot(key, of: profile, in: transaction) else { throw StoreError.profileNotFound(profile) }
-            return slot
+            try Steps.readSlot(key, of: profile, in: transaction) ?? Steps.emptySlot(key)
         }
     }
 
@@ -33,23 +21,14 @@ extension TransactionalStore {
         let stored = try Steps.storedValue(value, for: key)
         let limit = limits.maxPreferencesPerProfile
         return try await write { transaction in
-            guard let claim = try transaction.claimEventID(of: profile, creating: Steps.createsProfile(precondition), touchingPreferences: true),
+            guard let claim = try transaction.claimEventID(of: profile, creating: true, touchingPreferences: true),
                   let before = try Steps.readSlot(key, of: profile, in: transaction)
-            else { throw StoreError.preconditionFailed(current: nil) }
+            else { throw StoreError.internal(reason: "a profile created in this transaction is missing") }
             try Steps.check(precondition, against: before.version)
-            if before.stored == nil {
-                let count = try transaction.firstRow(.countStoredPreferences, .text(profile.rawValue))?.int64(0) ?? 0
-                guard count < limit else { throw StoreError.tooManyPreferences(limit: limit) }
-            }
-            try transaction.run(.upsertPreferences, .text(profile.rawValue), .texts([key.rawValue]), .texts([stored.jsonText]),
-                                .integer(claim.eventID))
-            let after = PreferenceSlot(key: key, stored: .init(value: stored, version: Version(claim.eventID)),
-                                       registered: before.registered, defaultsVersion: before.defaultsVersion)
-            let event = try Steps.event(forChangeOf: after, removed: false, profile: profile, in: transaction)
-            let logged = try Steps.log(event, id: claim.eventID, for: profile, in: transaction)
-            return WriteOutcome(PreferenceChange(slot: after, eventID: claim.eventID, created: before.source == .absent), events: [logged],
-                                counterView: key == WellKnownKey.counter ? .committed(CounterState(profile: profile, slot: after))
-                                    : .profileExists(profile))
+            if before.stored == nil { try Self.checkRoom(for: 1, of: profile, limit: limit, in: transaction) }
+            let after = try Self.store(stored, under: key, before: before, id: claim.eventID, of: profile, in: transaction)
+            return WriteOutcome(PreferenceChange(slot: after.slot, eventID: claim.eventID, created: before.source == .absent),
+                                events: [after.event], counterView: Self.counterView(afterChanging: [after.slot], of: profile))
         }
     }
 
@@ -57,22 +36,111 @@ extension TransactionalStore {
         async throws(StoreError) -> PreferenceChange {
         let kept = limits.keptTombstones
         return try await write { transaction in
+            // Removing what is not stored changes nothing and takes no event id (removeObject(forKey:)).
+            let seen = try Steps.readSlot(key, of: profile, in: transaction) ?? Steps.emptySlot(key)
+            try Steps.check(precondition, against: seen.version)
+            guard seen.stored != nil else { return WriteOutcome(PreferenceChange(slot: seen, eventID: nil)) }
+            // Something to remove: lock the profile, then read again (another write may have come first).
             guard let claim = try transaction.claimEventID(of: profile, creating: false, touchingPreferences: true),
                   let before = try Steps.readSlot(key, of: profile, in: transaction)
-            else { throw precondition == nil ? StoreError.profileNotFound(profile) : StoreError.preconditionFailed(current: nil) }
+            else { throw StoreError.preconditionFailed(current: nil) }
             try Steps.check(precondition, against: before.version)
-            guard before.stored != nil else { throw StoreError.preferenceNotStored(key) }
-            // Old tombstones of keys no view combines are pruned: removals cannot grow a profile without bound.
-            try transaction.run(.tombstonePreferences, .text(profile.rawValue), .texts([key.rawValue]), .integer(claim.eventID))
-            try transaction.run(.pruneTombstones, .text(profile.rawValue), .integer(Int64(kept)))
-            let after = PreferenceSlot(key: key, stored: nil, removedAt: Version(claim.eventID), registered: before.registered,
-                                       defaultsVersion: before.defaultsVersion)
-            let event = try Steps.event(forChangeOf: after, removed: true, profile: profile, version: Version(claim.eventID),
-                                        in: transaction)
-            let logged = try Steps.log(event, id: claim.eventID, for: profile, in: transaction)
-            return WriteOutcome(PreferenceChange(slot: after, eventID: claim.eventID), events: [logged],
-                                counterView: key == WellKnownKey.counter ? .committed(CounterState(profile: profile, slot: after)) : nil)
+            guard before.stored != nil else { throw StoreError.preconditionFailed(current: before.version) }
+            let after = try Self.remove(key, before: before, id: claim.eventID, kept: kept, of: profile, in: transaction)
+            return WriteOutcome(PreferenceChange(slot: after.slot, eventID: claim.eventID), events: [after.event],
+                                counterView: Self.counterView(afterChanging: [after.slot], of: profile))
         }
+    }
+
+    public func updatePreferences(_ changes: [PreferenceUpdate], of profile: ProfileName, if precondition: WritePrecondition?)
+        async throws(StoreError) -> PreferencesChange {
+        var updates: [(key: PreferenceKey, stored: JSONValue?)] = []
+        for change in changes {
+            updates.append((change.key, try change.value.map { value throws(StoreError) in try Steps.storedValue(value, for: change.key) }))
+        }
+        let (limit, kept) = (limits.maxPreferencesPerProfile, limits.keptTombstones)
+        return try await write { [updates] transaction in
+            // The precondition is on the whole set's version (a view every profile has: 0 when
+            // nobody wrote to it), read under the profile's lock.
+            let versions = try transaction.firstRow(.profileVersionsForUpdate, .text(profile.rawValue))
+            try Steps.checkView(precondition, against: try versions.map { Version(try $0.int64(1)) } ?? .initial)
+            let creating = updates.contains { $0.stored != nil }
+            var before: [PreferenceKey: PreferenceSlot] = [:]
+            for slot in try Steps.readSlots(updates.map(\.key), of: profile, in: transaction) ?? [] { before[slot.key] = slot }
+            let added = Set(updates.filter { $0.stored != nil && before[$0.key]?.stored == nil }.map(\.key))
+            if !added.isEmpty { try Self.checkRoom(for: added.count, of: profile, limit: limit, in: transaction) }
+            var events: [LoggedEvent] = [], changed: [PreferenceSlot] = []
+            for update in updates {
+                let slot = before[update.key] ?? Steps.emptySlot(update.key)
+                guard update.stored != nil || slot.stored != nil else { continue }  // removing nothing
+                guard let claim = try transaction.claimEventID(of: profile, creating: creating, touchingPreferences: true) else {
+                    throw StoreError.preconditionFailed(current: nil)
+                }
+                let after = if let value = update.stored {
+                    try Self.store(value, under: update.key, before: slot, id: claim.eventID, of: profile, in: transaction)
+                } else {
+                    try Self.remove(update.key, before: slot, id: claim.eventID, kept: kept, of: profile, in: transaction)
+                }
+                before[update.key] = after.slot
+                events.append(after.event)
+                changed.append(after.slot)
+            }
+            let snapshot = try Self.snapshot(of: profile, in: transaction)
+            return WriteOutcome(PreferencesChange(snapshot: snapshot, eventIDs: events.map(\.id), changedKeys: changed.map(\.key)),
+                                events: events, counterView: changed.isEmpty ? nil : Self.counterView(afterChanging: changed, of: profile))
+        }
+    }
+
+    // MARK: Steps of the writes above
+
+    /// Stores `value` under `key` with version `id` and logs the event of the key's view.
+    private static func store(_ value: JSONValue, under key: PreferenceKey, before: PreferenceSlot, id: Int64, of profile: ProfileName,
+                              in transaction: any StoreTransaction) throws -> (slot: PreferenceSlot, event: LoggedEvent) {
+        try transaction.run(.upsertPreferences, .text(profile.rawValue), .texts([key.rawValue]), .texts([value.jsonText]), .integer(id))
+        let after = PreferenceSlot(key: key, stored: .init(value: value, version: Version(id)),
+                                   registered: before.registered, defaultsVersion: before.defaultsVersion)
+        let event = try Steps.event(forChangeOf: after, removed: false, profile: profile, in: transaction)
+        return (after, try Steps.log(event, id: id, for: profile, in: transaction))
+    }
+
+    /// Leaves a tombstone with version `id` under `key` and logs the event of the key's view.
+    /// Old tombstones of keys no view combines are pruned: removals cannot grow a profile without bound.
+    private static func remove(_ key: PreferenceKey, before: PreferenceSlot, id: Int64, kept: Int, of profile: ProfileName,
+                               in transaction: any StoreTransaction) throws -> (slot: PreferenceSlot, event: LoggedEvent) {
+        try transaction.run(.tombstonePreferences, .text(profile.rawValue), .texts([key.rawValue]), .integer(id))
+        try transaction.run(.pruneTombstones, .text(profile.rawValue), .integer(Int64(kept)))
+        let after = PreferenceSlot(key: key, stored: nil, removedAt: Version(id), registered: before.registered,
+                                   defaultsVersion: before.defaultsVersion)
+        let event = try Steps.event(forChangeOf: after, removed: true, profile: profile, version: Version(id), in: transaction)
+        return (after, try Steps.log(event, id: id, for: profile, in: transaction))
+    }
+
+    /// Refuses a write that would take the profile beyond `limit` stored keys.
+    private static func checkRoom(for added: Int, of profile: ProfileName, limit: Int, in transaction: any StoreTransaction) throws {
+        let count = try transaction.firstRow(.countStoredPreferences, .text(profile.rawValue))?.int64(0) ?? 0
+        guard count + Int64(added) <= Int64(limit) else { throw StoreError.tooManyPreferences(limit: limit) }
+    }
+
+    /// What a write of `slots` did to the counter view: the counter's new state when `numIndex`
+    /// changed, else only that the profile exists now.
+    private static func counterView(afterChanging slots: [PreferenceSlot], of profile: ProfileName) -> CounterViewChange {
+        guard let counter = slots.last(where: { $0.key == WellKnownKey.counter }) else { return .profileExists(profile) }
+        return .committed(CounterState(profile: profile, slot: counter))
+    }
+
+    /// Every value and default of `profile` in one snapshot of the transaction.
+    static func snapshot(of profile: ProfileName, in transaction: any StoreTransaction) throws -> PreferenceSnapshot {
+        guard let versions = try transaction.firstRow(.profileVersions, .text(profile.rawValue)) else {
+            return PreferenceSnapshot(profile: profile, stored: [:], registered: [:], defaultsVersion: .initial, version: .initial)
+        }
+        var stored: [PreferenceKey: PreferenceSlot.Stored] = [:]
+        for row in try transaction.rows(.storedPreferences, .text(profile.rawValue)) {
+            let name = try row.text(0)
+            guard let key = try? PreferenceKey(name) else { throw StoreError.corrupted(reason: "stored key '\(name.prefix(80))'") }
+            stored[key] = PreferenceSlot.Stored(value: try Steps.parse(try row.text(1)), version: Version(try row.int64(2)))
+        }
+        return PreferenceSnapshot(profile: profile, stored: stored, registered: try registeredDefaults(of: profile, in: transaction),
+                                  defaultsVersion: Version(try versions.int64(0)), version: Version(try versions.int64(1)))
     }
 
     // MARK: Registered defaults (register(defaults:)), kept with the profile
@@ -80,32 +148,40 @@ extension TransactionalStore {
     public func defaults(of profile: ProfileName) async throws(StoreError) -> DefaultsState {
         try await read { transaction in
             guard let versions = try transaction.firstRow(.profileVersions, .text(profile.rawValue)) else {
-                throw StoreError.profileNotFound(profile)
+                return DefaultsState(profile: profile, values: [:], version: .initial)
             }
             return DefaultsState(profile: profile, values: try Self.registeredDefaults(of: profile, in: transaction),
                                  version: Version(try versions.int64(0)))
         }
     }
 
-    public func setDefaults(_ defaults: JSONObject, of profile: ProfileName, if precondition: WritePrecondition?)
+    public func setDefaults(_ defaults: JSONObject, merging: Bool, of profile: ProfileName, if precondition: WritePrecondition?)
         async throws(StoreError) -> DefaultsChange {
         var values = JSONObject()
         for member in defaults {
-            guard let key = try? PreferenceKey(member.key) else { throw .internal(reason: "an invalid key reached the store: \(member.key)") }
-            // Defaults of well-known keys must keep their views working too.
-            values[member.key] = try Steps.storedValue(member.value, for: key)
+            guard let key = try? PreferenceKey(member.key) else { throw .internal(reason: "an invalid key reached the store") }
+            // Defaults of well-known keys must keep their views working too; null (merging) removes.
+            if member.value == .null {
+                values[member.key] = .null
+            } else {
+                values[member.key] = try Steps.storedValue(member.value, for: key)
+            }
         }
         return try await write { [values] transaction in
-            guard let claim = try transaction.claimEventID(of: profile, creating: Steps.createsProfile(precondition), touchingPreferences: true)
-            else { throw StoreError.preconditionFailed(current: nil) }
-            try Steps.check(precondition, against: claim.defaultsVersion)
+            guard let claim = try transaction.claimEventID(of: profile, creating: true, touchingPreferences: true) else {
+                throw StoreError.internal(reason: "a profile created in this transaction is missing")
+            }
+            try Steps.checkView(precondition, against: claim.defaultsVersion)
+            var registered = merging ? try Self.registeredDefaults(of: profile, in: transaction) : JSONObject()
+            for member in values { registered[member.key] = member.value == .null ? nil : member.value }
             try transaction.run(.deleteDefaults, .text(profile.rawValue))
-            if !values.isEmpty {
-                try transaction.run(.insertDefaults, .text(profile.rawValue), .texts(values.keys), .texts(values.map(\.value.jsonText)))
+            if !registered.isEmpty {
+                try transaction.run(.insertDefaults, .text(profile.rawValue), .texts(registered.keys),
+                                    .texts(registered.map(\.value.jsonText)))
             }
             try transaction.run(.setDefaultsVersion, .text(profile.rawValue), .integer(claim.eventID))
-            let state = DefaultsState(profile: profile, values: values, version: Version(claim.eventID))
-            let logged = try Steps.log(.defaults(profile, values, version: state.version), id: claim.eventID, for: profile, in: transaction)
+            let state = DefaultsState(profile: profile, values: registered, version: Version(claim.eventID))
+            let logged = try Steps.log(.defaults(profile, registered, version: state.version), id: claim.eventID, for: profile, in: transaction)
             // The counter may read its default now (or no longer): caches read it afresh.
             return WriteOutcome(DefaultsChange(state: state, eventID: claim.eventID), events: [logged], counterView: .invalidated(profile))
         }

@@ -30,10 +30,8 @@ extension TransactionalStore {
 
     public func sessions(of profile: ProfileName) async throws(StoreError) -> [SessionSummary] {
         try await read(snapshot: false) { transaction in
-            // One statement: the profile's existence and its sessions in one snapshot.
-            let rows = try transaction.rows(.listSessions, .text(profile.rawValue))
-            guard !rows.isEmpty else { throw StoreError.profileNotFound(profile) }
-            return try rows.compactMap { row -> SessionSummary? in
+            // A profile nobody wrote to has no sessions, like one whose sessions were all deleted.
+            try transaction.rows(.listSessions, .text(profile.rawValue)).compactMap { row -> SessionSummary? in
                 guard let text = row.optionalText(0) else { return nil }  // a profile without sessions
                 guard let id = try? SessionID(text), let root = try? ScreenID(try row.text(3)), let top = try? ScreenID(try row.text(4))
                 else { throw StoreError.corrupted(reason: "a stored session row of '\(profile)' has invalid ids") }

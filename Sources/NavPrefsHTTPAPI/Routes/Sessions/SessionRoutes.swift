@@ -81,8 +81,15 @@ struct SessionRoutes {
         let precondition = ETag.precondition(from: request.http.headers)
         let store = self.store
         return .deferred { () async throws(StoreError) -> HTTPResponse in
-            _ = try await store.deleteSession(id, of: profile, if: precondition)
-            return HTTPResponse(status: 204)
+            let eventID = try await store.deleteSession(id, of: profile, if: precondition)
+            // Like every write: the version it made (the session's last) and the event it logged.
+            var body = JSONObjectBuilder()
+            body.add("profile", profile.rawValue)
+            body.add("session", id.rawValue)
+            body.add("deleted", true)
+            body.add("version", eventID)
+            body.add("eventId", eventID)
+            return JSONResponse.make(body, version: nil)
         }
     }
 }
