@@ -18,7 +18,7 @@ struct TransferStoreTests {
             let first = try await TransferFixture.export(source)
             try await withStore(kind) { target, _ in
                 let counts = try await TransferFixture.import(first, into: target, maxBatchRows: 3)
-                #expect(counts.events == 21)
+                #expect(counts.events == 26)
                 #expect(try await TransferFixture.export(target) == first)
                 for name in ["ana", "bob", "nav", "B1", "default"] {
                     let p = profile(name)
@@ -47,8 +47,18 @@ struct TransferStoreTests {
             #expect(try await TransferFixture.export(store, profilesPerPage: 3, eventsPerPage: 2) == whole)
             let names = whole.compactMap { $0.firstMatch(of: /^\{"record":"profile","name":"([^"]+)"/).map { String($0.1) } }
             #expect(names == ["9z", "B1", "Z-9.x", "a1", "ana", "b.0", "bob", "default", "emptyDefaults", "nav"])
+            let keys = whole.compactMap { line -> String? in
+                guard let record = try? TransferRecord(line: Array(line.utf8), number: 0) else { return nil }
+                switch record {
+                case .preference(let profile, let key, _, _) where profile.rawValue == "ana": return key.rawValue
+                case .tombstone(let profile, let key, _) where profile.rawValue == "ana": return key.rawValue
+                default: return nil
+                }
+            }
+            #expect(keys.count == 12)
+            #expect(keys == keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }, "keys in byte order: \(keys)")
             #expect(whole.first == #"{"record":"header","format":"navprefs-export","version":1,"source":{"navprefs":"test","store":"test"},"secrets":true}"#)
-            #expect(whole.last == #"{"record":"end","profiles":10,"preferences":13,"tombstones":1,"defaults":2,"sessions":1,"events":21,"tokens":2,"secrets":1}"#)
+            #expect(whole.last == #"{"record":"end","profiles":10,"preferences":18,"tombstones":1,"defaults":2,"sessions":1,"events":26,"tokens":2,"secrets":1}"#)
             #expect(whole.contains(#"{"record":"defaults","profile":"emptyDefaults","version":1,"values":{}}"#))
             #expect(whole.contains { $0.hasPrefix(#"{"record":"tombstone","profile":"ana","key":"theme","version":"#) })
         }

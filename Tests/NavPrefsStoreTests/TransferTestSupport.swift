@@ -25,6 +25,10 @@ enum TransferFixture {
                                           of: ana, if: nil)
         _ = try await store.setDefaults(["theme": .string("light"), "zeta": .integer(2), "alpha": .object(["b": .integer(1), "a": .bool(false)])], merging: false,
                                         of: ana, if: nil)
+        // Keys whose byte order differs from a locale's (and PostgreSQL's ICU collation).
+        for key in ["Zed", "\u{E9}b\u{E8}ne", "e\u{301}", "a b/c", "B"] {
+            _ = try await store.setPreference(.string(key), for: try PreferenceKey(key), of: ana, if: nil)
+        }
         _ = try await store.removePreference(try PreferenceKey("theme"), of: ana, if: nil)
         _ = try await store.setFont(try FontSettings.settingSlider(to: 2.5), of: profile("bob"), if: nil)
         for name in ["B1", "a1", "Z-9.x", "b.0", "9z"] {
