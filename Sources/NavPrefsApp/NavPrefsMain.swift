@@ -7,10 +7,13 @@ import NavPrefsSQLite
 public enum NavPrefsMain {
     /// Runs the command in `arguments`; returns the process exit status.
     public static func run(arguments: [String], environment: [String: String]) async -> Int32 {
-        // First of all: from here on a SIGTERM is a request to stop, whatever is starting.
+        // Commands keep the default action of SIGINT and SIGTERM: Ctrl-C ends an export or an
+        // import at once, and what it leaves never looks whole (a file keeps its .partial name,
+        // a store its unfinished-import marker).
+        if let status = await Commands.run(arguments, environment: environment) { return status }
+        // First of all for the service: from here on a SIGTERM is a request to stop, whatever is starting.
         let shutdown = ShutdownSignal()
         shutdown.installHandlers()
-        if let status = await Commands.run(arguments, environment: environment) { return status }
         let configuration: Configuration
         do {
             switch try Configuration.parse(arguments: arguments, environment: environment) {
