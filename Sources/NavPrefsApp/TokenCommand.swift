@@ -137,7 +137,7 @@ enum TokenCommand {
     }
 
     private static func fail(_ message: String, status: Int32 = 2) -> Int32 {
-        FileHandle.standardError.write(Data("navprefs tokens: \(message)\n".utf8))
+        CommandOutput.say("tokens", message)
         return status
     }
 }

@@ -36,9 +36,11 @@ struct CommandFailure: Error, CustomStringConvertible {
 }
 
 enum CommandOutput {
-    /// Writes `navprefs COMMAND: message` on standard error.
+    /// Writes `navprefs COMMAND: message` on standard error, on one line (libpq's messages
+    /// come on several).
     static func say(_ command: String, _ message: String) {
-        FileHandle.standardError.write(Data("navprefs \(command): \(message)\n".utf8))
+        let line = message.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
+        FileHandle.standardError.write(Data("navprefs \(command): \(line)\n".utf8))
     }
 
     /// Reports `failure` on standard error and answers its status.
