@@ -29,7 +29,8 @@ RUN swift build -c release --static-swift-stdlib --product navprefs \
  && install -D -m 0755 "$(swift build -c release --static-swift-stdlib --show-bin-path)/navprefs" /out/navprefs
 
 FROM ${RUNTIME_IMAGE} AS runtime
-ARG VERSION=0.0.0-dev
+# The contents of VERSION, the one source of the version (VersionTests fails when they differ).
+ARG VERSION=0.5.0
 ARG REVISION=unknown
 ARG SOURCE_URL=""
 LABEL org.opencontainers.image.title="navprefs" \

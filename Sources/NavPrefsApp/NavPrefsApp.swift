@@ -99,15 +99,34 @@ public final class NavPrefsApp: Sendable {
 /// The one place that picks a store kind.
 enum StoreChoice {
     /// The store `configuration` names (not opened yet), and its counter cache when it has one.
-    static func store(for configuration: Configuration) -> (any Store, (any CounterCacheReading)?) {
+    /// `access`: the service's, or a command's (which runs one reader thread or connection).
+    static func store(for configuration: Configuration, access: StoreAccess = .service) -> (any Store, (any CounterCacheReading)?) {
         let policy = StorePolicy(retention: EventRetention(count: configuration.eventRetentionCount,
                                                            age: .seconds(configuration.eventRetentionSeconds)))
         switch configuration.database {
         case .sqlite(let path):
-            let store = SQLiteStore(.init(path: path, durability: configuration.sqliteSynchronous, policy: policy))
+            var options = SQLiteStore.Options(path: path, durability: configuration.sqliteSynchronous, policy: policy)
+            options.access = access
+            if !access.background { options.readerCount = 1 }
+            let store = SQLiteStore(options)
             return (store, store)
         case .postgres(let url):
-            return (PostgresStore(.init(url: url, policy: policy, poolSize: configuration.postgresPoolSize)), nil)
+            var options = PostgresStore.Options(url: url, policy: policy, poolSize: access.background ? configuration.postgresPoolSize : 1)
+            options.access = access
+            return (PostgresStore(options), nil)
         }
+    }
+
+    /// What the database `configuration` names is, read without changing it.
+    static func probe(_ configuration: Configuration) throws(StoreError) -> StoreProbe {
+        switch configuration.database {
+        case .sqlite(let path): try SQLiteStore.probe(path: path)
+        case .postgres(let url): try PostgresStore.probe(url: url)
+        }
+    }
+
+    /// The store kind's name in exports and messages: `sqlite` or `postgresql`.
+    static func kind(of configuration: Configuration) -> String {
+        if case .sqlite = configuration.database { "sqlite" } else { "postgresql" }
     }
 }

@@ -16,9 +16,6 @@ enum PostgresStatements: SQLDialect {
     /// session, on any instance, wait for each other.
     static let forUpdate = " FOR UPDATE"
 
-    /// The database's collation may sort by language rules (`en_US`); `C` compares bytes.
-    static let byteOrder = #" COLLATE "C""#
-
     static let applyCounter = """
         WITH current AS (
             SELECT CASE WHEN s.value IS NOT NULL THEN (s.value::json #>> '{}')::bigint
@@ -47,6 +44,19 @@ enum PostgresStatements: SQLDialect {
             RETURNING created_at)
         SELECT created_at, pg_notify('\(PostgresListener.channel)', $1::text || ':' || $2::bigint::text) FROM logged
         """
+
+    /// The "C" collation compares bytes: the database's own (en_US, an ICU locale) would order
+    /// `B` and `a` otherwise than SQLite does.
+    static func byteOrder(_ expression: String) -> String { "(\(expression) COLLATE \"C\")" }
+
+    /// The batch is parsed once (`jsonb`); `->>` reads a cell as text (NULL for null), cast to
+    /// `bigint` for integer columns.
+    static func rows(_ parameter: Int, alias: String, columns: [(name: String, type: ListElement)]) -> String {
+        let cells = columns.enumerated().map { index, column in
+            "(item.value ->> \(index))" + (column.type == .integer ? "::bigint" : "") + " AS \(column.name)"
+        }
+        return "(SELECT \(cells.joined(separator: ", ")) FROM jsonb_array_elements($\(parameter)::jsonb) AS item(value)) AS \(alias)"
+    }
 
     // MARK: This store's own
 

@@ -56,8 +56,7 @@ struct ProfileListAPITests {
     @Test("admins only once tokens exist: 401 without a token, 403 for a profile token")
     func adminOnly() async throws {
         try await withApp { app in
-            let admin = try await app.request("POST", "/v1/admin/tokens", json: #"{"admin":true}"#)
-            let adminToken = try #require(try admin.json()["token"] as? String)
+            let adminToken = try await app.makeToken().token
             let made = try await app.request("POST", "/v1/admin/tokens", headers: [("Authorization", "Bearer " + adminToken)],
                                              json: #"{"profile":"ana"}"#)
             let anaToken = try #require(try made.json()["token"] as? String)

@@ -13,13 +13,8 @@ import Testing
 /// `scripts/hostile`.
 @Suite("Security: an attack's findings, kept fixed")
 struct SecurityAPITests {
-    /// Makes a token as the command line does, on the store, and has the service look at once
-    /// (as its refresh every few seconds would).
     static func makeToken(_ app: TestApp, profile: String?) async throws -> (token: String, id: String) {
-        let made = try #require(AccessToken.make(profile: try profile.map(ProfileName.init), label: "test", now: 1))
-        try await app.app.store.createToken(made.record)
-        await app.app.api.startAuthentication()
-        return (made.token, made.record.id)
+        try await app.makeToken(profile: profile)
     }
 
     static func bearer(_ token: String) -> [(String, String)] { [("Authorization", "Bearer " + token)] }

@@ -37,6 +37,8 @@ struct StoreSettings: Sendable {
     var pruneInterval: Duration = .seconds(60)
     /// PostgreSQL: connections per store (small, so parallel tests stay under max_connections).
     var poolSize = 3
+    /// What the store may do to its database (the service's part by default).
+    var access = StoreAccess.service
 }
 
 /// A fresh, empty database for one test: a file in its own temporary directory, or a PostgreSQL
@@ -74,9 +76,16 @@ struct TestDatabase: Sendable {
             limits: StoreLimits(maxPreferencesPerProfile: settings.maxPreferencesPerProfile, maxSessionsPerProfile: settings.maxSessionsPerProfile),
             retention: EventRetention(count: settings.eventRetentionCount, age: settings.eventRetentionAge),
             pruneInterval: settings.pruneInterval)
-        let store: any Store = switch kind {
-        case .sqlite: SQLiteStore(.init(path: path, durability: settings.durability, policy: policy))
-        case .postgres: PostgresStore(.init(url: url, policy: policy, poolSize: settings.poolSize))
+        let store: any Store
+        switch kind {
+        case .sqlite:
+            var options = SQLiteStore.Options(path: path, durability: settings.durability, policy: policy)
+            options.access = settings.access
+            store = SQLiteStore(options)
+        case .postgres:
+            var options = PostgresStore.Options(url: url, policy: policy, poolSize: settings.poolSize)
+            options.access = settings.access
+            store = PostgresStore(options)
         }
         try store.start()
         return store

@@ -193,7 +193,7 @@ async function loadPreferences() {
     request('GET', `${base}/defaults`),
   ]);
   state.preferences = { values: preferences.values, version: preferences.version };
-  state.defaults = { values: defaults.data || {}, version: defaults.version || 0 };
+  state.defaults = { values: (defaults.data && defaults.data.values) || {}, version: defaults.version || 0 };
   // A key with a registered default may show it or a stored value: only its own read tells.
   const shared = Object.keys(preferences.values).filter((key) => key in state.defaults.values);
   const sources = {};

@@ -124,9 +124,14 @@ final class Authenticator: Sendable {
     func decide(method: String, template: String, parameters: [String], values: [String], head: HTTPRequestHead) -> Decision {
         let profile = parameters.firstIndex(of: "profile").map { values[$0] } ?? ""
         let access = Self.access(method: method, template: template, profile: profile)
-        guard access != .open, isRequired else { return .allow(.anonymous) }
-        if let bearer = Self.bearerToken(head.headers) {
-            guard let id = AccessToken.id(of: bearer) else { return .deny(Self.invalidToken()) }
+        guard access != .open else { return .allow(.anonymous) }
+        let bearer = Self.bearerToken(head.headers)
+        // Open (no token known): a request without a token passes; one with a token is looked
+        // up, since the token may have been made elsewhere since the last look (the command
+        // line, another instance): then authentication is on from this request.
+        guard isRequired || bearer != nil else { return .allow(.anonymous) }
+        if let bearer {
+            guard let id = AccessToken.id(of: bearer) else { return isRequired ? .deny(Self.invalidToken()) : .allow(.anonymous) }
             let now = ContinuousClock.now
             if let cached = state.withLock({ $0.tokens[id] }), now - cached.fetched < Self.cacheTTL {
                 return Self.judge(bearer, cached.record, access).map(Decision.deny) ?? .allow(Caller(tokenID: id))
@@ -134,7 +139,14 @@ final class Authenticator: Sendable {
             return .check { [self] () async throws(StoreError) -> Verdict in
                 let record = try await store.token(id: id)
                 // Only tokens that exist are cached: ids a client makes up must not fill memory.
-                if let record { state.withLock { $0.remember(record, id: id, at: ContinuousClock.now) } }
+                if let record {
+                    state.withLock { state in
+                        state.remember(record, id: id, at: ContinuousClock.now)
+                        state.hasTokens = true
+                    }
+                } else if !isRequired {
+                    return .allow(.anonymous)
+                }
                 return Self.judge(bearer, record, access).map(Verdict.deny) ?? .allow(Caller(tokenID: id))
             }
         }

@@ -14,9 +14,13 @@ public protocol SQLDialect {
     static var applyCounter: String { get }
     /// The dialect's ``StoreStatement/appendEvent`` (PostgreSQL also notifies other instances).
     static var appendEvent: String { get }
-    /// What follows a text column to compare it byte by byte (` COLLATE "C"`), or nothing where
-    /// that is the default: listings by name then come in one order on every database.
-    static var byteOrder: String { get }
+    /// `expression` as compared and ordered by its UTF-8 bytes, whatever the database's
+    /// collation: listings and exports come in one order from every store.
+    static func byteOrder(_ expression: String) -> String
+    /// A table named `alias` of the rows in parameter `$parameter`: a JSON array holding one
+    /// array per row, whose elements are the `columns` in order (strings, integers or null).
+    /// One statement imports a whole batch, instead of a round trip per row.
+    static func rows(_ parameter: Int, alias: String, columns: [(name: String, type: ListElement)]) -> String
 }
 
 extension SQLDialect {
@@ -115,7 +119,7 @@ extension StoreStatement {
         case .listProfiles:
             """
             SELECT name, created_at, last_event_id FROM profiles
-            WHERE name\(dialect.byteOrder) > $1 ORDER BY name\(dialect.byteOrder) LIMIT $2
+            WHERE \(dialect.byteOrder("name")) > $1 ORDER BY \(dialect.byteOrder("name")) LIMIT $2
             """
         case .eventLogBounds:
             "SELECT (SELECT last_event_id FROM profiles WHERE name = $1), (SELECT min(id) FROM events WHERE profile = $1)"
@@ -135,6 +139,11 @@ extension StoreStatement {
             "SELECT value FROM secrets WHERE name = $1"
         case .ping:
             "SELECT 1"
+        case .exportProfiles, .exportPreferences, .exportSessions, .exportSecrets, .contentCounts, .marker, .setMarker, .deleteMarker,
+             .clearEvents, .clearSessions, .clearDefaults, .clearPreferences, .clearProfiles, .resetDefaultProfile, .clearTokens,
+             .clearSecrets, .importProfiles, .importPreferences, .importDefaults, .importSessions, .importEvents, .importTokens,
+             .importSecrets:
+            transferSQL(in: dialect)
         }
     }
 }
