@@ -5,12 +5,18 @@ import NavPrefsStore
 /// One libpq connection. Owned by exactly one thread (a pool worker or the listener), which is
 /// why it is not `Sendable`; every libpq call of the store goes through this type.
 ///
-/// Statements are sent with `PQexecParams` in text format: values travel as parameters, never
-/// inside SQL text. Every libpq call blocks until the server answers, so this type is used only
-/// on the store's own threads, never on Swift's cooperative pool.
+/// Statements are prepared once per connection (`PQprepare`) and run with `PQexecPrepared` in
+/// text format: values travel as parameters, never inside SQL text. Every libpq call blocks
+/// until the server answers, so this type is used only on the store's own threads, never on
+/// Swift's cooperative pool.
 /// Related libpq documentation: <https://www.postgresql.org/docs/current/libpq-exec.html>
 final class PostgresConnection {
     private let handle: OpaquePointer
+    /// The name each statement text was prepared under on this connection. The store's
+    /// statements are a fixed set of texts, so each is parsed and planned by PostgreSQL once per
+    /// connection instead of at every call (``maxPrepared`` bounds texts made at run time).
+    private var prepared: [String: String] = [:]
+    static let maxPrepared = 256
 
     /// Connects to `url` (a `postgres://` or `postgresql://` URL, or any libpq connection string).
     ///
@@ -77,10 +83,28 @@ final class PostgresConnection {
             copies.append(copy)
         }
         let values: [UnsafePointer<CChar>?] = copies.map { $0.map { UnsafePointer($0) } }
+        guard let name = try preparedName(of: sql, parameterCount: values.count) else {
+            let result = values.withUnsafeBufferPointer { buffer in
+                PQexecParams(handle, sql, Int32(buffer.count), nil, buffer.baseAddress, nil, nil, 0)
+            }
+            return try check(result)
+        }
         let result = values.withUnsafeBufferPointer { buffer in
-            PQexecParams(handle, sql, Int32(buffer.count), nil, buffer.baseAddress, nil, nil, 0)
+            PQexecPrepared(handle, name, Int32(buffer.count), buffer.baseAddress, nil, nil, 0)
         }
         return try check(result)
+    }
+
+    /// The name `sql` is prepared under, preparing it on first use; `nil` once ``maxPrepared``
+    /// texts are (then it runs unprepared). Parameter types are inferred as `PQexecParams` does.
+    /// A prepared statement outlives a failed transaction: preparing is not transactional.
+    private func preparedName(of sql: String, parameterCount: Int) throws(PostgresError) -> String? {
+        if let name = prepared[sql] { return name }
+        guard prepared.count < Self.maxPrepared else { return nil }
+        let name = "navprefs_\(prepared.count)"
+        _ = try check(PQprepare(handle, name, sql, Int32(parameterCount), nil))
+        prepared[sql] = name
+        return name
     }
 
     /// The first row of a query, or `nil`.

@@ -134,7 +134,8 @@ log "results in $OUT; navprefs $NAVPREFS; nginx file and postgres.sh from $SRC"
 # ---------------------------------------------------------------- PostgreSQL
 # A throwaway cluster (initdb in a temporary directory, loopback only). Durable like SQLite FULL:
 # NAVPREFS_POSTGRES_FAST (fsync off) is cleared for this call, and the settings are checked.
-eval "$(env -u NAVPREFS_POSTGRES_FAST bash "$PG_SH" start)" || die "postgres.sh start failed"
+PG_STATS=${PG_STATS:-1}           # 1: pg_stat_statements on (where PostgreSQL's time goes, per statement)
+eval "$(env -u NAVPREFS_POSTGRES_FAST NAVPREFS_POSTGRES_STATS=$PG_STATS bash "$PG_SH" start)" || die "postgres.sh start failed"
 PG_DIR=$NAVPREFS_TEST_POSTGRES_DIR
 PG_URL=$NAVPREFS_TEST_POSTGRES_URL
 psql_() { PGOPTIONS="-c client_min_messages=warning" psql "$PG_URL" -v ON_ERROR_STOP=1 -qAt "$@"; }
@@ -145,6 +146,7 @@ PG_SETTINGS=$(psql_ -c "SELECT string_agg(name || '=' || setting || coalesce(uni
   WHERE name IN ('fsync', 'synchronous_commit', 'full_page_writes', 'wal_sync_method', 'commit_delay',
                  'shared_buffers', 'max_connections', 'server_version')")
 PG_MASTER=$(head -1 "$PG_DIR/data/postmaster.pid")
+[ "$PG_STATS" = 1 ] && { psql_ -c "CREATE EXTENSION IF NOT EXISTS pg_stat_statements" || die "pg_stat_statements"; }
 # Pin the running cluster; backends forked later inherit the postmaster's mask.
 pg_pids() { echo "$PG_MASTER" $(pgrep -P "$PG_MASTER"); }
 for pid in $(pg_pids); do taskset -a -p -c "$PG_CPU" "$pid" >/dev/null || die "cannot pin PostgreSQL pid $pid"; done
@@ -370,6 +372,16 @@ SQL
     done
   done
   log "increments measured in $((SECONDS - t_start)) s"
+  # Where PostgreSQL's time went, per statement and database (warm-up included): calls, total and
+  # mean execution time, rows. Planning is not in it (the statements are prepared).
+  if [ "$PG_STATS" = 1 ]; then
+    printf 'database\tcalls\ttotal_ms\tmean_us\trows\tquery\n' >"$OUT/statements.tsv"
+    psql_ -F $'\t' -c "SELECT d.datname, s.calls, round(s.total_exec_time::numeric, 1),
+        round((s.total_exec_time / greatest(s.calls, 1) * 1000)::numeric, 1), s.rows,
+        regexp_replace(left(s.query, 160), '\s+', ' ', 'g')
+      FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
+      WHERE d.datname LIKE 'navprefs_bench_%' AND s.calls >= 10 ORDER BY d.datname, s.total_exec_time DESC" >>"$OUT/statements.tsv"
+  fi
 
   # Counters, read over HTTP (schema-independent; PostgreSQL instances read the database) once
   # the last requests have settled. One curl per instance fetches every profile.

@@ -107,6 +107,24 @@ for mode in modes if results else []:
                   f"{fmt(p50, 2)} | {fmt(p99, 2)} | {non2xx} | {errors} | {fmt(upr, 0)}{f' ({pgr:.0f})' if pgr else ''} | {busy} |")
     print()
 
+# ---------------------------------------------------------------- PostgreSQL's time per statement
+statements = rows("statements.tsv")
+if statements:
+    print("### Where PostgreSQL's time goes (pg_stat_statements)")
+    print()
+    print("Per database (one per target), every statement run at least 10 times, warm-up included:")
+    print("calls, execution time (total, and mean per call), rows. Per request: the statement's")
+    print("calls ÷ the calls of the statement that runs once per increment (its first upsert).")
+    print("BEGIN and COMMIT are listed as utility statements; the time a commit waits for its WAL")
+    print("flush is in COMMIT's.")
+    print()
+    print("| database | calls | total ms | mean µs | rows | statement |")
+    print("|---|---:|---:|---:|---:|---|")
+    for r in statements:
+        query = r["query"].replace("|", "\\|")
+        print(f"| {r['database']} | {int(r['calls']):,} | {float(r['total_ms']):,.1f} | {float(r['mean_us']):,.1f} | {int(r['rows']):,} | `{query}` |")
+    print()
+
 # ---------------------------------------------------------------- integrity
 acked = defaultdict(int)          # (target, profile) -> 2xx answers
 mode_of = {}                      # (target, profile) -> mode

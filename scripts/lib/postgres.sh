@@ -8,7 +8,8 @@
 #   scripts/lib/postgres.sh status DIR          # exit status 0 if it answers
 #
 # Installs Debian's postgresql and libpq-dev when missing (as root; otherwise prints the
-# apt-get line and stops). NAVPREFS_POSTGRES_FAST=1 turns fsync off: faster, but a crash of the
+# apt-get line and stops). NAVPREFS_POSTGRES_STATS=1 loads pg_stat_statements (benchmarks).
+# NAVPREFS_POSTGRES_FAST=1 turns fsync off: faster, but a crash of the
 # machine may corrupt the cluster; never for crash tests. Messages go to stderr; only the export
 # line goes to stdout.
 set -euo pipefail
@@ -66,6 +67,11 @@ init_cluster() {  # DIR
     echo "max_connections = 400"
     echo "shared_buffers = 64MB"
     echo "log_min_messages = warning"
+    # Benchmarks: per-statement counts and times (pg_stat_statements, in Debian's package).
+    if [ "${NAVPREFS_POSTGRES_STATS:-0}" = 1 ]; then
+      echo "shared_preload_libraries = 'pg_stat_statements'"; echo "pg_stat_statements.track = all"
+      echo "track_io_timing = on"
+    fi
     if [ "${NAVPREFS_POSTGRES_FAST:-0}" = 1 ]; then
       echo "fsync = off"; echo "synchronous_commit = off"; echo "full_page_writes = off"
     fi
