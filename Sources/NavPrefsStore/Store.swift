@@ -101,6 +101,12 @@ public protocol Store: TokenStore {
     /// the session's last version).
     func deleteSession(_ id: SessionID, of profile: ProfileName, if precondition: WritePrecondition?) async throws(StoreError) -> Int64
 
+    // MARK: Writes as values
+
+    /// Runs `write` in one transaction: what each write above does, for a write built as a value
+    /// (``StoreWrite``).
+    func perform<Value: Sendable>(_ write: StoreWrite<Value>) async throws(StoreError) -> Value
+
     // MARK: The event log
 
     /// Where committed events go, in commit order, before their write is acknowledged: the
