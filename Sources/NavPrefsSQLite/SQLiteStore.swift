@@ -49,7 +49,7 @@ public final class SQLiteStore: TransactionalStore, CounterCacheReading {
         let lock = try DatabaseFileLock(path: options.path)
         let path = options.path
         let synchronous = options.durability == .full ? "FULL" : "NORMAL"
-        let retention = options.policy.retention
+        let policy = options.policy
         let (feed, counters) = (self.feed, self.counters)
         do {
             try writer.start(open: {
@@ -65,7 +65,10 @@ public final class SQLiteStore: TransactionalStore, CounterCacheReading {
                 return WriteContext(connection: connection)
             }, maxBatch: options.maxBatch, maintenanceInterval: options.policy.pruneInterval, maintenance: { context in
                 // Storage errors here are retried at the next interval; writes report their own.
-                _ = try? Self.pruneInTransaction(context, retention)
+                _ = try? Self.pruneInTransaction(context, policy)
+                _ = try? Self.expireInTransaction(context, idle: policy.limits.sessionIdleExpiry) { effects in
+                    Self.apply(effects, context: context, feed: feed, counters: counters)
+                }
             }, committed: { context, committed in
                 Self.apply(committed, context: context, feed: feed, counters: counters)
             })
@@ -101,7 +104,7 @@ public final class SQLiteStore: TransactionalStore, CounterCacheReading {
 
     /// After a commit, in commit order and before anyone is answered: the profiles that exist
     /// now, the events for the feed, and the counter cache.
-    private static func apply(_ committed: [CommitEffects], context: WriteContext, feed: EventFeed, counters: CounterCache) {
+    static func apply(_ committed: [CommitEffects], context: WriteContext, feed: EventFeed, counters: CounterCache) {
         var events: [LoggedEvent] = []
         for effects in committed {
             context.knownProfiles.formUnion(effects.claimedProfiles)

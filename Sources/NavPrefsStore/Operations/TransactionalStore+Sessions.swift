@@ -37,9 +37,10 @@ extension TransactionalStore {
 }
 
 extension StoreWrite where Value == SessionChange<Void> {
-    /// ``Store/createSession(_:of:)`` as a value. The session's id is drawn here, once: a write
-    /// run again under its idempotency key answers the same session.
-    public static func createSession(_ session: NavigationSession, of profile: ProfileName) -> StoreWrite {
+    /// ``Store/createSession(_:of:)`` as a value, with the `label` a client gave the session. The
+    /// session's id is drawn here, once: a write run again under its idempotency key answers the
+    /// same session.
+    public static func createSession(_ session: NavigationSession, label: String? = nil, of profile: ProfileName) -> StoreWrite {
         let id = SessionID.random()
         return StoreWrite { transaction, limits in
             let limit = limits.maxSessionsPerProfile
@@ -49,10 +50,12 @@ extension StoreWrite where Value == SessionChange<Void> {
             }
             let count = try transaction.firstRow(.countSessions, .text(profile.rawValue))?.int64(0) ?? 0
             guard count < limit else { throw StoreError.tooManySessions(limit: limit) }
-            try transaction.run(.insertSession, .text(profile.rawValue), .text(id.rawValue), .text(session.json.jsonText),
-                                .integer(claim.eventID), .integer(Int64(session.stack.count)),
-                                .text(session.stack.root.id.rawValue), .text(session.stack.top.id.rawValue))
-            let state = SessionState(profile: profile, id: id, session: session, version: Version(claim.eventID))
+            let times = try transaction.firstRow(
+                .insertSession, .text(profile.rawValue), .text(id.rawValue), .text(session.json.jsonText), .integer(claim.eventID),
+                .integer(Int64(session.stack.count)), .text(session.stack.root.id.rawValue), .text(session.stack.top.id.rawValue),
+                label.map(StatementValue.text) ?? .null)
+            let state = SessionState(profile: profile, id: id, session: session, version: Version(claim.eventID), label: label,
+                                     createdAt: try times?.int64(0) ?? 0, updatedAt: try times?.int64(1) ?? 0)
             let logged = try Steps.log(.navigation(profile, session: id, action: "create", details: ["stack": SessionSteps.ids(of: session)],
                                                    version: state.version), id: claim.eventID, for: profile, in: transaction)
             return WriteOutcome(SessionChange(state: state, result: (), eventID: claim.eventID), events: [logged],
@@ -86,10 +89,12 @@ extension StoreWrite {
             guard let claim = try transaction.claimEventID(of: profile, creating: false, touchingPreferences: false) else {
                 throw StoreError.profileNotFound(profile)
             }
-            try transaction.run(.updateSession, .text(profile.rawValue), .text(id.rawValue), .text(session.json.jsonText),
-                                .integer(claim.eventID), .integer(Int64(session.stack.count)),
-                                .text(session.stack.root.id.rawValue), .text(session.stack.top.id.rawValue))
-            let state = SessionState(profile: profile, id: id, session: session, version: Version(claim.eventID))
+            let row = try transaction.firstRow(.updateSession, .text(profile.rawValue), .text(id.rawValue), .text(session.json.jsonText),
+                                               .integer(claim.eventID), .integer(Int64(session.stack.count)),
+                                               .text(session.stack.root.id.rawValue), .text(session.stack.top.id.rawValue))
+            let state = SessionState(profile: profile, id: id, session: session, version: Version(claim.eventID),
+                                     label: row?.optionalText(0), createdAt: try row?.int64(1) ?? before.createdAt,
+                                     updatedAt: try row?.int64(2) ?? before.updatedAt)
             let logged = try Steps.log(.navigation(profile, session: id, action: event.action, details: event.details, version: state.version),
                                        id: claim.eventID, for: profile, in: transaction)
             return WriteOutcome(SessionChange(state: state, result: outcome.result, eventID: claim.eventID), events: [logged])
@@ -129,7 +134,8 @@ enum SessionSteps {
         } catch let error as NavigationDecodingError {
             throw StoreError.corrupted(reason: "session '\(id)' of '\(profile)' does not decode: \(error)")
         }
-        return SessionState(profile: profile, id: id, session: session, version: Version(try row.int64(1)))
+        return SessionState(profile: profile, id: id, session: session, version: Version(try row.int64(1)), label: row.optionalText(2),
+                            createdAt: try row.int64(3), updatedAt: try row.int64(4))
     }
 
     /// The sessions of `profile`, oldest first (none for a profile nobody wrote to).
@@ -139,7 +145,8 @@ enum SessionSteps {
             guard let text = row.optionalText(0) else { return nil }  // a profile without sessions
             guard let id = try? SessionID(text), let root = try? ScreenID(try row.text(3)), let top = try? ScreenID(try row.text(4))
             else { throw StoreError.corrupted(reason: "a stored session row of '\(profile)' has invalid ids") }
-            return SessionSummary(id: id, version: Version(try row.int64(1)), depth: Int(try row.int64(2)), root: root, top: top)
+            return SessionSummary(id: id, version: Version(try row.int64(1)), depth: Int(try row.int64(2)), root: root, top: top,
+                                  label: row.optionalText(5), createdAt: try row.int64(6), updatedAt: try row.int64(7))
         }
     }
 
