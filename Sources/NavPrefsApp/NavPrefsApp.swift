@@ -90,7 +90,9 @@ public final class NavPrefsApp: Sendable {
 enum StoreChoice {
     /// The store `configuration` names (not opened yet), and its counter cache when it has one.
     static func store(for configuration: Configuration) -> (any Store, (any CounterCacheReading)?) {
-        let policy = StorePolicy(retention: EventRetention(count: configuration.eventRetentionCount,
+        let policy = StorePolicy(limits: StoreLimits(idempotencyWindow: .seconds(configuration.idempotencyWindowSeconds),
+                                                     sessionIdleExpiry: .seconds(configuration.sessionIdleExpirySeconds)),
+                                 retention: EventRetention(count: configuration.eventRetentionCount,
                                                            age: .seconds(configuration.eventRetentionSeconds)))
         switch configuration.database {
         case .sqlite(let path):

@@ -56,8 +56,10 @@ extension StoreWrite where Value == SessionChange<Void> {
                 label.map(StatementValue.text) ?? .null)
             let state = SessionState(profile: profile, id: id, session: session, version: Version(claim.eventID), label: label,
                                      createdAt: try times?.int64(0) ?? 0, updatedAt: try times?.int64(1) ?? 0)
-            let logged = try Steps.log(.navigation(profile, session: id, action: "create", details: ["stack": SessionSteps.ids(of: session)],
-                                                   version: state.version), id: claim.eventID, for: profile, in: transaction)
+            var details: JSONObject = ["stack": SessionSteps.ids(of: session)]
+            if let label { details["label"] = .string(label) }  // so that mirrors list it as its client named it
+            let logged = try Steps.log(.navigation(profile, session: id, action: "create", details: details, version: state.version),
+                                       id: claim.eventID, for: profile, in: transaction)
             return WriteOutcome(SessionChange(state: state, result: (), eventID: claim.eventID), events: [logged],
                                 counterView: .profileExists(profile))
         }
