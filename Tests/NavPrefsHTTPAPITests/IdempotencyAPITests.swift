@@ -51,7 +51,7 @@ struct IdempotencyAPITests {
     @Test("a malformed key is 400 invalid-idempotency-key and nothing runs")
     func malformedKey() async throws {
         try await withApp { app in
-            for bad in [String(repeating: "k", count: 256), "\"\"", "caf\u{E9}"] {
+            for bad in [String(repeating: "k", count: 256), "\"\"", "caf\u{E9}", "two words"] {
                 let response = try await app.request("POST", "/v1/profiles/ana/counter/increment", headers: [("Idempotency-Key", bad)])
                 #expect(response.status == 400, "\(bad)")
                 #expect(try response.problemType() == problem("invalid-idempotency-key"))

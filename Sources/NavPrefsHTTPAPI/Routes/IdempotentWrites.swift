@@ -41,15 +41,15 @@ enum IdempotentWrites {
         }
     }
 
-    /// The key, if the request sends one: 1 to 255 characters of printable ASCII, optionally
-    /// as a quoted string (the draft's Structured Field form, `"abc"`).
+    /// The key, if the request sends one: 1 to 255 visible ASCII characters but `"` (no
+    /// spaces), optionally as a quoted string (the draft's Structured Field form, `"abc"`).
     static func key(of request: HTTPRequest) throws(APIError) -> String? {
         guard let value = request.headers[header] else { return nil }
         var key = Substring(value)
         if key.count >= 2, key.first == "\"", key.last == "\"" { key = key.dropFirst().dropLast() }
-        guard !key.isEmpty, key.utf8.count <= 255, key.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") }) else {
+        guard !key.isEmpty, key.utf8.count <= 255, key.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") }) else {
             throw APIError(.invalidIdempotencyKey,
-                           "An Idempotency-Key is 1 to 255 printable ASCII characters (a UUID, say), optionally in double quotes.")
+                           "An Idempotency-Key is 1 to 255 visible ASCII characters, no spaces (a UUID, say), optionally in double quotes.")
         }
         return String(key)
     }
