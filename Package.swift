@@ -8,8 +8,12 @@ import PackageDescription
 
 let package = Package(
     name: "NavPrefs",
+    // For the NavPrefsClient library on Apple platforms (async/await, Duration, URLSession's
+    // async API); the server builds on Linux only.
+    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
     products: [
-        .executable(name: "navprefs", targets: ["navprefs"])
+        .executable(name: "navprefs", targets: ["navprefs"]),
+        .library(name: "NavPrefsClient", targets: ["NavPrefsClient"]),
     ],
     targets: [
         .systemLibrary(
@@ -55,6 +59,10 @@ let package = Package(
             dependencies: ["NavPrefsHTTPAPI", "NavPrefsStore", "NavPrefsSQLite", "NavPrefsPostgres", "NavPrefsCore", "MicroHTTPServer"]
         ),
         .executableTarget(name: "navprefs", dependencies: ["NavPrefsApp"]),
+
+        // The Swift client: Foundation only (FoundationNetworking on Linux), none of the
+        // server's targets or C modules, so the same source builds for Apple platforms.
+        .target(name: "NavPrefsClient"),
 
         // A blocking HTTP/1.1 client over POSIX sockets, for tests only: it sends exactly the bytes
         // a test asks for (conflicting headers, oversized bodies) and never busy-waits on a stream.
