@@ -14,6 +14,7 @@ let package = Package(
     products: [
         .executable(name: "navprefs", targets: ["navprefs"]),
         .library(name: "NavPrefsClient", targets: ["NavPrefsClient"]),
+        .executable(name: "navprefs-client", targets: ["navprefs-client"]),
     ],
     targets: [
         .systemLibrary(
@@ -63,6 +64,9 @@ let package = Package(
         // The Swift client: Foundation only (FoundationNetworking on Linux), none of the
         // server's targets or C modules, so the same source builds for Apple platforms.
         .target(name: "NavPrefsClient"),
+        // Its command-line example: get, set, watch. A second executable, so that the server
+        // binary links no URLSession (libcurl on Linux) and the client none of the server.
+        .executableTarget(name: "navprefs-client", dependencies: ["NavPrefsClient"]),
 
         // A blocking HTTP/1.1 client over POSIX sockets, for tests only: it sends exactly the bytes
         // a test asks for (conflicting headers, oversized bodies) and never busy-waits on a stream.
