@@ -86,6 +86,9 @@ let package = Package(
             ],
             resources: []
         ),
+        // The client against the real server binary (and the command-line example), over a
+        // proxy the tests can break.
+        .testTarget(name: "NavPrefsClientTests", dependencies: ["NavPrefsClient", "HTTPTestClient", "navprefs", "navprefs-client"]),
         .testTarget(
             name: "NavPrefsEndToEndTests",
             dependencies: ["HTTPTestClient", "NavPrefsCore", "NavPrefsJSON", "NavPrefsApp", "NavPrefsHTTPAPI", "NavPrefsStore", "NavPrefsSQLite", "navprefs"]
