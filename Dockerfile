@@ -18,6 +18,9 @@ RUN apt-get update \
 WORKDIR /src
 COPY Package.swift ./
 COPY Sources ./Sources
+# The console's build plugin, and the contract it compiles into the binary with the console's files.
+COPY Plugins ./Plugins
+COPY openapi.yaml openapi.json ./
 # Package.swift declares the test targets, and SwiftPM refuses a manifest whose target
 # directories are missing, even for `--product navprefs`. .dockerignore keeps every test source
 # out, so this copies only the empty directories (and the image does not rebuild on test edits).
@@ -26,7 +29,8 @@ RUN swift build -c release --static-swift-stdlib --product navprefs \
  && install -D -m 0755 "$(swift build -c release --static-swift-stdlib --show-bin-path)/navprefs" /out/navprefs
 
 FROM ${RUNTIME_IMAGE} AS runtime
-ARG VERSION=0.0.0-dev
+# The contents of VERSION, the one source of the version (VersionTests fails when they differ).
+ARG VERSION=0.5.0
 ARG REVISION=unknown
 ARG SOURCE_URL=""
 LABEL org.opencontainers.image.title="navprefs" \

@@ -51,9 +51,15 @@ let package = Package(
         .target(name: "NavPrefsStore", dependencies: ["NavPrefsCore", "NavPrefsJSON"]),
         .target(name: "NavPrefsSQLite", dependencies: ["NavPrefsStore", "NavPrefsCore", "NavPrefsJSON", "CSQLite"]),
         .target(name: "NavPrefsPostgres", dependencies: ["NavPrefsStore", "NavPrefsCore", "NavPrefsJSON", "CPostgres"]),
+        // The web console (README, "Console"): the files under Sources/NavPrefsConsole/Assets and
+        // the contract (openapi.yaml, openapi.json), compiled into the binary at build time by the
+        // EmbedConsoleAssets plugin and its tool, so nothing ships beside the binary.
+        .executableTarget(name: "ConsoleAssetEmbedder"),
+        .plugin(name: "EmbedConsoleAssets", capability: .buildTool(), dependencies: ["ConsoleAssetEmbedder"]),
+        .target(name: "NavPrefsConsole", exclude: ["Assets"], plugins: ["EmbedConsoleAssets"]),
         .target(
             name: "NavPrefsHTTPAPI",
-            dependencies: ["NavPrefsCore", "NavPrefsJSON", "NavPrefsStore", "MicroHTTPServer", "NavPrefsCrypto"]
+            dependencies: ["NavPrefsCore", "NavPrefsJSON", "NavPrefsStore", "MicroHTTPServer", "NavPrefsCrypto", "NavPrefsConsole"]
         ),
         .target(
             name: "NavPrefsApp",
@@ -82,7 +88,7 @@ let package = Package(
             name: "NavPrefsHTTPAPITests",
             dependencies: [
                 "NavPrefsApp", "NavPrefsHTTPAPI", "NavPrefsStore", "NavPrefsSQLite", "NavPrefsCore", "NavPrefsJSON",
-                "NavPrefsCrypto", "MicroHTTPServer", "HTTPTestClient",
+                "NavPrefsCrypto", "MicroHTTPServer", "HTTPTestClient", "NavPrefsConsole",
             ],
             resources: []
         ),
@@ -96,8 +102,8 @@ let package = Package(
     ]
 )
 
-// Shared settings for every Swift target (system libraries take none).
-for target in package.targets where target.type != .system {
+// Shared settings for every Swift target (system libraries and plugins take none).
+for target in package.targets where target.type != .system && target.type != .plugin {
     target.swiftSettings = (target.swiftSettings ?? []) + [
         .swiftLanguageMode(.v6),
         .enableUpcomingFeature("ExistentialAny"),

@@ -16,7 +16,7 @@ import sys
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 # Modules of the toolchain every target may import.
 TOOLCHAIN = {"Foundation", "FoundationNetworking", "FoundationEssentials", "Dispatch", "Glibc", "Synchronization",
-             "Testing", "XCTest", "PackageDescription"}
+             "Testing", "XCTest", "PackageDescription", "PackagePlugin"}
 # What the pure core may import: nothing that is C underneath (Foundation on Linux is CoreFoundation).
 CORE_ALLOWED = {"Synchronization"}
 IMPORT = re.compile(r"^\s*(?:@testable\s+|@_spi\(\w+\)\s+)?(?:public\s+|package\s+|internal\s+)?import\s+(?:struct\s+|enum\s+|class\s+|func\s+)?(\w+)", re.M)
@@ -33,7 +33,7 @@ def main() -> int:
         if target["type"] == "system":
             continue
         declared = {next(iter(d.values()))[0] for d in target["dependencies"]}
-        default = "Tests" if target["type"] == "test" else "Sources"
+        default = {"test": "Tests", "plugin": "Plugins"}.get(target["type"], "Sources")
         directory = ROOT / (target.get("path") or f"{default}/{name}")
         for source in sorted(directory.rglob("*.swift")):
             for module in IMPORT.findall(source.read_text()):

@@ -34,7 +34,8 @@ def free_port():
 def start_instance(binary, url, port, directory, name):
     log = open(os.path.join(directory, f"{name}.log"), "w+")
     process = subprocess.Popen([binary, "--port", str(port), "--database", url, "--readiness-drain", "0",
-                                "--sse-heartbeat", "2"], stdout=log, stderr=subprocess.STDOUT)
+                                "--sse-heartbeat", "2",
+                                "--trusted-proxies", "127.0.0.1", "--allowed-hosts", "navprefs.test"], stdout=log, stderr=subprocess.STDOUT)
     deadline = time.time() + 15
     while time.time() < deadline:
         log.seek(0)
@@ -47,9 +48,12 @@ def start_instance(binary, url, port, directory, name):
     sys.exit(f"navprefs {name} did not start: {log.read()}")
 
 
-def request(port, method, path, body=None):
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+def request(port, method, path, body=None, host=None, source=None):
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10,
+                                            source_address=(source, 0) if source else None)
     headers = {"Content-Type": "application/json"} if body is not None else {}
+    if host:
+        headers["Host"] = host
     connection.request(method, path, body=body, headers=headers)
     response = connection.getresponse()
     data = response.read()
@@ -122,7 +126,7 @@ http {{
         # An event stream through nginx: the refresh of a font change made directly on either
         # instance arrives at once, so nginx does not buffer it.
         stream = socket.create_connection(("127.0.0.1", front), timeout=5)
-        stream.sendall(b"GET /v1/profiles/lb/events?types=refresh HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n")
+        stream.sendall(b"GET /v1/profiles/lb/events?types=refresh HTTP/1.1\r\nHost: navprefs.test\r\nAccept: text/event-stream\r\n\r\n")
         received = b""
         while b"retry:" not in received:
             received += stream.recv(4096)
@@ -136,6 +140,17 @@ http {{
             arrivals.append(time.time() - started)
         checks[f"refreshes made on each instance arrive through nginx within 1 s ({', '.join(f'{a * 1000:.0f} ms' for a in arrivals)})"] = all(a < 1 for a in arrivals)
         stream.close()
+
+        # The Host nginx passes on is checked (DNS rebinding), and the client's address is the
+        # one nginx saw (X-Forwarded-For from a trusted proxy): here a client on 127.0.0.2.
+        checks["a name not in --allowed-hosts gets 421 through nginx"] = \
+            request(front, "GET", "/v1/profiles/lb/counter", host="evil.example")[0] == 421
+        request(front, "GET", "/v1/profiles/lb/counter", host="navprefs.test", source="127.0.0.2")
+        time.sleep(0.3)  # request lines are written in batches every 100 ms
+        logged = "".join(open(os.path.join(directory, f"instance-{i}.log")).read() for i in range(2))
+        remotes = [json.loads(line).get("remote") for line in logged.splitlines()
+                   if line.startswith("{") and '"route":"/v1/profiles/{profile}/counter"' in line and '"method":"GET"' in line]
+        checks["behind nginx the request log names the client's address, 127.0.0.2"] = "127.0.0.2" in remotes
 
         # One instance stops: nginx sends everything to the other; no request fails.
         instances[0].terminate()

@@ -20,7 +20,7 @@
 #
 # Checks, one line each, then 'verify-container: N passed, N failed' (exit 0 only if none failed):
 #   hadolint --ignore DL3008; the image builds (docker format, so HEALTHCHECK is kept);
-#   USER is not root; `tokens create --admin` on the volume prints a token (the image listens on
+#   USER is not root; the version label is VERSION's; `tokens create --admin` on the volume prints a token (the image listens on
 #   0.0.0.0, so protected mode wants one); /healthz answers 200 with a named volume at /data;
 #   `podman healthcheck run` is healthy; logs are JSON lines; the API answers 401 without the token; `podman stop` ends it with exit 0 within the grace
 #   period; the counter survives a new container on the same volume.
@@ -240,6 +240,10 @@ say "image $IMAGE ${NEW_ID:0:12}: $((SIZE / 1000000)) MB ($((SIZE / 1048576)) Mi
 USER_=$(podman image inspect "$IMAGE" --format '{{.Config.User}}')
 [ -n "$USER_" ] && [ "${USER_%%:*}" != root ] && [ "${USER_%%:*}" != 0 ]
 check $? "image USER is not root ('$USER_')"
+
+LABEL_VERSION=$(podman image inspect "$IMAGE" --format '{{index .Labels "org.opencontainers.image.version"}}')
+[ "$LABEL_VERSION" = "$(cat "$REPO/VERSION")" ]
+check $? "image label org.opencontainers.image.version is VERSION's ('$LABEL_VERSION')"
 
 HC=$(podman image inspect "$IMAGE" --format '{{if .Config.Healthcheck}}{{json .Config.Healthcheck.Test}}{{end}}' 2>/dev/null)
 

@@ -45,8 +45,8 @@ public enum HTTPHandlerResult: Sendable {
 
 /// Whether a request whose header fields are in may send its body (see ``HTTPHandler/admit(_:)``).
 public enum HTTPAdmission: Sendable {
-    /// Read the body, up to `maxBodyBytes` (`nil`: ``ServerConfiguration/maxBodyBytes``), then
-    /// call ``HTTPHandler/handle(_:)``. A route that needs a few bytes should say so: a declared
+    /// Read the body, up to `maxBodyBytes` (`nil`, or anything above
+    /// ``ServerConfiguration/maxBodyBytes``: that limit), then call ``HTTPHandler/handle(_:)``. A route that needs a few bytes should say so: a declared
     /// `Content-Length` above the limit is refused with 413 before the upload.
     case proceed(maxBodyBytes: Int? = nil)
     /// Answer without reading the body; the connection is closed after the response if the

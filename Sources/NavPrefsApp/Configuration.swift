@@ -24,6 +24,18 @@ public struct Configuration: Sendable, Equatable {
     public var corsOrigins = CORSPolicy.none
     /// Serve without tokens on an address other than loopback (Redis' protected mode, turned off).
     public var allowUnauthenticated = false
+    /// Host names and addresses the service answers to besides loopback ones (`*`: any); when
+    /// tokens protect it and none is listed, it answers to any.
+    public var allowedHosts: Set<String> = []
+    /// Proxies whose `X-Forwarded-For` and `X-Forwarded-Proto` are believed.
+    public var trustedProxies: Set<String> = []
+    /// A file holding a secret mixed into the stream-token key; read at start into ``streamSecret``.
+    public var streamSecretFile: String?
+    /// The secret read from ``streamSecretFile`` (not a setting of its own).
+    public var streamSecret: String?
+    public var headerTimeoutSeconds = 20
+    public var bodyTimeoutSeconds = 60
+    public var maxBufferedBodyBytes = 64 << 20
     public var sseHeartbeatSeconds = 15
     public var sseRetryMilliseconds = 2_000
     public var sseMaxSubscribers = 10_000
@@ -49,6 +61,14 @@ public struct Configuration: Sendable, Equatable {
     /// Protected mode: tokens are needed even while none exists, because the service listens
     /// beyond loopback and was not told to serve everyone.
     public var requiresTokens: Bool { !listensOnLoopbackOnly && !allowUnauthenticated }
+
+    /// The hosts answered to: loopback always, the listed ones, and any at all under `*` or
+    /// when tokens protect the service and none is listed (a page cannot send a token it does not
+    /// have; the open mode must never answer a rebound name).
+    public var effectiveAllowedHosts: Set<String> {
+        if allowedHosts.isEmpty && requiresTokens { return ["*"] }
+        return allowedHosts
+    }
 
     public static func parse(arguments: [String], environment: [String: String]) throws(ConfigurationError) -> Command {
         var configuration = Configuration()
@@ -228,17 +248,35 @@ struct Setting: Sendable {
         integer("readiness-drain", "READINESS_DRAIN_SECONDS",
                 "seconds /readyz answers 503 after SIGTERM before the listener closes (load balancers notice); counts toward the orchestrator's limit",
                 0...60, { $0.readinessDrainSeconds }, { $0.readinessDrainSeconds = $1 }),
+        list("allowed-hosts", "ALLOWED_HOSTS",
+             "host names the service answers to besides localhost and loopback addresses (* for any; against DNS rebinding); with tokens required and none listed, any",
+             { $0.allowedHosts }, { $0.allowedHosts = $1 }),
+        list("trusted-proxies", "TRUSTED_PROXIES",
+             "addresses of reverse proxies whose X-Forwarded-For and X-Forwarded-Proto are believed (client addresses for stream limits, Secure cookies)",
+             { $0.trustedProxies }, { $0.trustedProxies = $1 }),
+        Setting(flag: "stream-secret-file", environment: "STREAM_SECRET_FILE", placeholder: "PATH",
+                help: "a file holding a secret mixed into the key that signs stream tokens, so that reading the database is not enough to forge one (give every instance the same file)",
+                apply: { value, configuration, source throws(ConfigurationError) in
+                    guard !value.isEmpty else { throw ConfigurationError("\(source): the path cannot be empty") }
+                    configuration.streamSecretFile = value
+                }, current: { $0.streamSecretFile ?? "" }),
+        integer("header-timeout", "HEADER_TIMEOUT_SECONDS", "seconds a request's line and headers may take to arrive, however steadily (slowloris)",
+                1...3_600, { $0.headerTimeoutSeconds }, { $0.headerTimeoutSeconds = $1 }),
+        integer("body-timeout", "BODY_TIMEOUT_SECONDS", "seconds a request's body may take to arrive once its headers are in (408 after)",
+                1...3_600, { $0.bodyTimeoutSeconds }, { $0.bodyTimeoutSeconds = $1 }),
+        integer("max-buffered-body-bytes", "MAX_BUFFERED_BODY_BYTES", "request bodies held at once by the whole server (503 beyond)",
+                1_024...(1 << 34), { $0.maxBufferedBodyBytes }, { $0.maxBufferedBodyBytes = $1 }),
         Setting(flag: "cors-origins", environment: "CORS_ORIGINS", placeholder: "LIST",
                 help: "web origins allowed to call the API from a browser, comma-separated, or * for any",
                 apply: { value, configuration, _ throws(ConfigurationError) in configuration.corsOrigins = CORSPolicy(parsing: value) },
                 current: { $0.corsOrigins.origins.sorted().joined(separator: ",") }),
-        integer("sse-heartbeat", "SSE_HEARTBEAT_SECONDS", "seconds between heartbeat comments on event streams", 1...3_600,
+        integer("sse-heartbeat", "SSE_HEARTBEAT_SECONDS", "longest silence on an event stream: a stream quiet this long gets a heartbeat comment", 1...3_600,
                 { $0.sseHeartbeatSeconds }, { $0.sseHeartbeatSeconds = $1 }),
         integer("sse-retry", "SSE_RETRY_MILLISECONDS", "reconnection delay suggested to event stream clients", 0...3_600_000,
                 { $0.sseRetryMilliseconds }, { $0.sseRetryMilliseconds = $1 }),
         integer("sse-max-subscribers", "SSE_MAX_SUBSCRIBERS", "event streams open at once (503 beyond)", 1...1_000_000,
                 { $0.sseMaxSubscribers }, { $0.sseMaxSubscribers = $1 }),
-        integer("sse-max-subscribers-per-ip", "SSE_MAX_SUBSCRIBERS_PER_IP", "event streams per client address (429 beyond)",
+        integer("sse-max-subscribers-per-ip", "SSE_MAX_SUBSCRIBERS_PER_IP", "event streams per access token, or per client address while no token is needed (429 beyond)",
                 1...1_000_000, { $0.sseMaxSubscribersPerIP }, { $0.sseMaxSubscribersPerIP = $1 }),
         integer("event-retention-count", "EVENT_RETENTION_COUNT", "events kept per profile for replay", 1...10_000_000,
                 { $0.eventRetentionCount }, { $0.eventRetentionCount = $1 }),
@@ -271,6 +309,17 @@ struct Setting: Sendable {
                     }
                     set(&configuration, number)
                 }, current: { String(get($0)) })
+    }
+
+    /// A comma-separated list, kept as a set of its trimmed members.
+    private static func list(
+        _ flag: String, _ environment: String, _ help: String,
+        _ get: @escaping @Sendable (Configuration) -> Set<String>, _ set: @escaping @Sendable (inout Configuration, Set<String>) -> Void
+    ) -> Setting {
+        Setting(flag: flag, environment: environment, placeholder: "LIST", help: help,
+                apply: { value, configuration, _ throws(ConfigurationError) in
+                    set(&configuration, Set(value.split(separator: ",").map { String($0.trimmingCharacters(in: .whitespaces)) }.filter { !$0.isEmpty }))
+                }, current: { get($0).sorted().joined(separator: ",") })
     }
 
     private static func choice<Value: Sendable>(

@@ -33,16 +33,22 @@ public final class NavPrefsApp: Sendable {
             sseRetry: .milliseconds(configuration.sseRetryMilliseconds),
             maxSubscribers: configuration.sseMaxSubscribers,
             maxSubscribersPerAddress: configuration.sseMaxSubscribersPerIP,
-            alwaysRequireTokens: configuration.requiresTokens))
+            alwaysRequireTokens: configuration.requiresTokens,
+            policy: RequestPolicy(allowedHosts: configuration.effectiveAllowedHosts, trustedProxies: configuration.trustedProxies),
+            streamSecret: configuration.streamSecret))
+        var serverConfiguration = ServerConfiguration(
+            host: configuration.host,
+            port: configuration.port,
+            maxBodyBytes: configuration.maxBodyBytes,
+            maxConnections: configuration.maxConnections,
+            maxConnectionsPerIP: configuration.maxConnectionsPerIP,
+            idleTimeoutSeconds: configuration.idleTimeoutSeconds,
+            connectionMemoryBytes: configuration.connectionMemoryBytes)
+        serverConfiguration.headerTimeout = .seconds(configuration.headerTimeoutSeconds)
+        serverConfiguration.bodyTimeout = .seconds(configuration.bodyTimeoutSeconds)
+        serverConfiguration.maxBufferedBodyBytes = configuration.maxBufferedBodyBytes
         server = HTTPServer(
-            configuration: ServerConfiguration(
-                host: configuration.host,
-                port: configuration.port,
-                maxBodyBytes: configuration.maxBodyBytes,
-                maxConnections: configuration.maxConnections,
-                maxConnectionsPerIP: configuration.maxConnectionsPerIP,
-                idleTimeoutSeconds: configuration.idleTimeoutSeconds,
-                connectionMemoryBytes: configuration.connectionMemoryBytes),
+            configuration: serverConfiguration,
             handler: api,
             messageLog: { message in
                 // A client leaving mid-answer is routine for event streams; the rest is worth a look.
@@ -50,9 +56,13 @@ public final class NavPrefsApp: Sendable {
                     || message.contains("Broken pipe") || message.contains("closed by remote")
                 logger.log(routine ? .debug : .warning, "libmicrohttpd", [("message", .string(message))])
             })
+        if case .postgres = configuration.database, configuration.streamSecret == nil {
+            logger.warning("stream tokens", ["notice": .string(
+                "no --stream-secret-file: whoever can read the database's secrets table can sign stream tokens")])
+        }
         group = ServiceGroup([
             LogPart(logger: logger),
-            StorePart(store: store),
+            StorePart(store: store, logger: logger),
             AuthenticationPart(api: api, protectedMode: configuration.requiresTokens
                 ? AuthenticationPart.ProtectedMode(host: configuration.host) : nil),
             EventDeliveryPart(api: api),
@@ -89,17 +99,36 @@ public final class NavPrefsApp: Sendable {
 /// The one place that picks a store kind.
 enum StoreChoice {
     /// The store `configuration` names (not opened yet), and its counter cache when it has one.
-    static func store(for configuration: Configuration) -> (any Store, (any CounterCacheReading)?) {
+    /// `access`: the service's, or a command's (which runs one reader thread or connection).
+    static func store(for configuration: Configuration, access: StoreAccess = .service) -> (any Store, (any CounterCacheReading)?) {
         let policy = StorePolicy(limits: StoreLimits(idempotencyWindow: .seconds(configuration.idempotencyWindowSeconds),
                                                      sessionIdleExpiry: .seconds(configuration.sessionIdleExpirySeconds)),
                                  retention: EventRetention(count: configuration.eventRetentionCount,
                                                            age: .seconds(configuration.eventRetentionSeconds)))
         switch configuration.database {
         case .sqlite(let path):
-            let store = SQLiteStore(.init(path: path, durability: configuration.sqliteSynchronous, policy: policy))
+            var options = SQLiteStore.Options(path: path, durability: configuration.sqliteSynchronous, policy: policy)
+            options.access = access
+            if !access.background { options.readerCount = 1 }
+            let store = SQLiteStore(options)
             return (store, store)
         case .postgres(let url):
-            return (PostgresStore(.init(url: url, policy: policy, poolSize: configuration.postgresPoolSize)), nil)
+            var options = PostgresStore.Options(url: url, policy: policy, poolSize: access.background ? configuration.postgresPoolSize : 1)
+            options.access = access
+            return (PostgresStore(options), nil)
         }
+    }
+
+    /// What the database `configuration` names is, read without changing it.
+    static func probe(_ configuration: Configuration) throws(StoreError) -> StoreProbe {
+        switch configuration.database {
+        case .sqlite(let path): try SQLiteStore.probe(path: path)
+        case .postgres(let url): try PostgresStore.probe(url: url)
+        }
+    }
+
+    /// The store kind's name in exports and messages: `sqlite` or `postgresql`.
+    static func kind(of configuration: Configuration) -> String {
+        if case .sqlite = configuration.database { "sqlite" } else { "postgresql" }
     }
 }

@@ -7,17 +7,21 @@ import NavPrefsSQLite
 public enum NavPrefsMain {
     /// Runs the command in `arguments`; returns the process exit status.
     public static func run(arguments: [String], environment: [String: String]) async -> Int32 {
-        // First of all: from here on a SIGTERM is a request to stop, whatever is starting.
+        // Process-wide, so the application decides: files it creates (the database, its WAL,
+        // a database a command makes, backups) are readable by its user only.
+        umask(0o077)
+        // Commands keep the default action of SIGINT and SIGTERM: Ctrl-C ends an export or an
+        // import at once, and what it leaves never looks whole (a file keeps its .partial name,
+        // a store its unfinished-import marker).
+        if let status = await Commands.run(arguments, environment: environment) { return status }
+        // First of all for the service: from here on a SIGTERM is a request to stop, whatever is starting.
         let shutdown = ShutdownSignal()
         shutdown.installHandlers()
-        if arguments.count > 1, arguments[1] == "tokens" {
-            return await TokenCommand.run(Array(arguments.dropFirst(2)), environment: environment)
-        }
         let configuration: Configuration
         do {
             switch try Configuration.parse(arguments: arguments, environment: environment) {
             case .help:
-                print(Configuration.usage, terminator: "")
+                print(Configuration.usage + Commands.usage, terminator: "")
                 return 0
             case .run(let parsed):
                 configuration = parsed
@@ -26,9 +30,17 @@ public enum NavPrefsMain {
             FileHandle.standardError.write(Data("navprefs: \(error)\nTry 'navprefs --help'.\n".utf8))
             return 2
         }
-        // Process-wide, so the application decides it (see HeapTuning).
+        var configured = configuration
+        if let path = configuration.streamSecretFile {
+            guard let data = FileManager.default.contents(atPath: path), let secret = StreamSecret.of(data) else {
+                FileHandle.standardError.write(Data("navprefs: --stream-secret-file \(path): unreadable, or fewer than 16 bytes\n".utf8))
+                return 2
+            }
+            configured.streamSecret = secret
+        }
+        // Process-wide, so the application decides: freed heap is kept (see HeapTuning).
         HeapTuning.keepFreedHeap(upTo: 256 << 20)
-        return await serve(configuration, shutdown: shutdown)
+        return await serve(configured, shutdown: shutdown)
     }
 
     /// Starts the service, serves until `shutdown` is requested, stops it.
@@ -61,5 +73,17 @@ public enum NavPrefsMain {
         logger.info("stopped")
         logger.flush()
         return 0
+    }
+}
+
+/// The secret of `--stream-secret-file`: its text without surrounding whitespace (a line from
+/// `openssl rand -hex 32`), or its bytes in hexadecimal when they are not text (`head -c 32
+/// /dev/urandom`); `nil` below 16 bytes.
+enum StreamSecret {
+    static func of(_ data: Data) -> String? {
+        if let text = String(data: data, encoding: .utf8)?.trimmingCharacters(in: .whitespacesAndNewlines) {
+            return text.utf8.count >= 16 ? text : nil
+        }
+        return data.count >= 16 ? data.map { String(format: "%02x", $0) }.joined() : nil
     }
 }

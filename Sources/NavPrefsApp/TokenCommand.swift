@@ -4,16 +4,22 @@ import NavPrefsHTTPAPI
 import NavPrefsStore
 
 /// `navprefs tokens create|list|revoke`: token management on the database itself, for the
-/// first admin token and for machines without the admin API at hand. With SQLite the service
-/// must be stopped (one process owns the file); with PostgreSQL it may run, and instances see
-/// a new token at once and a revoked one within ``Authenticator/cacheTTL``.
+/// first admin token and for machines without the admin API at hand. The service may run
+/// meanwhile, on SQLite too: the command writes token rows only, without the service's claim on
+/// the file (``StoreAccess/tokenWriter(create:)``), and the service sees a new token at once and a
+/// revoked one within ``Authenticator/cacheTTL`` (5 s), as instances on PostgreSQL do. `list`
+/// only reads: it never creates a database.
 enum TokenCommand {
     static let usage = """
         Usage: navprefs tokens create (--profile NAME | --admin) [--label TEXT] [--database URL]
                navprefs tokens list [--database URL]
                navprefs tokens revoke ID [--database URL]
-        The token is printed once, on standard output; only its SHA-256 is stored.
+        The token is printed once, on standard output; only its SHA-256 is stored. The service
+        may run meanwhile: it accepts a new token at once, and refuses a revoked one within 5 s.
+        `create` makes the database if there is none (the first token, before the first start).
         Other settings (--database, DATABASE_URL, ...) are those of `navprefs --help`.
+        Exit status: 0 done, 1 failed (no such token), 2 usage, 3 no database, or unreachable,
+        4 a database this navprefs cannot use as it is.
 
         """
 
@@ -38,7 +44,7 @@ enum TokenCommand {
                 if action == "revoke", id == nil, !argument.hasPrefix("--") { id = argument } else { settings.append(argument) }
             }
         }
-        var configuration: Configuration
+        let configuration: Configuration
         do {
             guard case .run(let parsed) = try Configuration.parse(arguments: settings, environment: environment) else {
                 print(usage, terminator: "")
@@ -48,17 +54,28 @@ enum TokenCommand {
         } catch {
             return fail("\(error)")
         }
-        configuration.postgresPoolSize = 1
-        let (store, _) = StoreChoice.store(for: configuration)
+        if action == "revoke", id == nil { return fail("name the token to revoke: navprefs tokens revoke ID") }
+        var scope: ProfileName?
+        if action == "create" {
+            switch Self.scope(profile: profile, admin: admin, label: label) {
+            case .success(let found): scope = found
+            case .failure(let failure): return CommandOutput.fail("tokens", failure)
+            }
+        }
+        let access: StoreAccess = switch action {
+        case "list": .reader(acceptsUnfinishedImport: true)
+        case "create": .tokenWriter(create: true)
+        default: .tokenWriter(create: false)
+        }
+        let store: any TransactionalStore
         do {
-            try await runOffThePool { try store.start() }
+            store = try await CommandStore.open(configuration, access: access)
         } catch {
-            return fail("cannot open \(configuration.database): \(error)"
-                + (configuration.database.isSQLite ? " (while navprefs runs on this file, use the admin API: POST /v1/admin/tokens)" : ""), status: 1)
+            return CommandOutput.fail("tokens", error)
         }
         let status: Int32
         switch action {
-        case "create": status = await create(profile: profile, admin: admin, label: label, in: store)
+        case "create": status = await create(scope: scope, label: label, in: store)
         case "list": status = await list(store)
         default: status = await revoke(id, in: store)
         }
@@ -66,20 +83,23 @@ enum TokenCommand {
         return status
     }
 
-    private static func create(profile: String?, admin: Bool, label: String, in store: any Store) async -> Int32 {
-        let scope: ProfileName?
+    /// The token's scope, or why the arguments do not make one (checked before any database is opened).
+    private static func scope(profile: String?, admin: Bool, label: String) -> Result<ProfileName?, CommandFailure> {
+        guard AccessToken.isValidLabel(label) else {
+            return .failure(CommandFailure(.usage, "--label is at most \(AccessToken.maxLabel) code points, without control characters"))
+        }
         switch (profile, admin) {
         case (let name?, false):
-            guard let valid = try? ProfileName(name) else { return fail("'\(name)' is not a valid profile name") }
-            scope = valid
+            guard let valid = try? ProfileName(name) else { return .failure(CommandFailure(.usage, "'\(name)' is not a valid profile name")) }
+            return .success(valid)
         case (nil, true):
-            scope = nil
+            return .success(nil)
         default:
-            return fail("give either --profile NAME or --admin")
+            return .failure(CommandFailure(.usage, "give either --profile NAME or --admin"))
         }
-        guard AccessToken.isValidLabel(label) else {
-            return fail("--label is at most \(AccessToken.maxLabel) code points, without control characters")
-        }
+    }
+
+    private static func create(scope: ProfileName?, label: String, in store: any Store) async -> Int32 {
         guard let made = AccessToken.make(profile: scope, label: label, now: Int64(Date().timeIntervalSince1970 * 1000)) else {
             return fail("cannot make a random token", status: 1)
         }
@@ -117,14 +137,8 @@ enum TokenCommand {
     }
 
     private static func fail(_ message: String, status: Int32 = 2) -> Int32 {
-        FileHandle.standardError.write(Data("navprefs tokens: \(message)\n".utf8))
+        CommandOutput.say("tokens", message)
         return status
     }
 }
 
-extension DatabaseLocation {
-    var isSQLite: Bool {
-        if case .sqlite = self { return true }
-        return false
-    }
-}

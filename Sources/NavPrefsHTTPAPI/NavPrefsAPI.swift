@@ -17,10 +17,17 @@ public final class NavPrefsAPI: HTTPHandler {
         /// Tokens even while none is stored (the service listens beyond loopback); otherwise
         /// tokens are needed once one exists.
         public var alwaysRequireTokens: Bool
+        /// The hosts the service answers to, and the proxies it believes.
+        public var policy: RequestPolicy
+        /// Mixed into the stream-token key (`--stream-secret-file`), when the operator gave one.
+        public var streamSecret: String?
 
         public init(cors: CORSPolicy = .none, sseHeartbeat: Duration = .seconds(15), sseRetry: Duration = .seconds(2),
-                    maxSubscribers: Int = 10_000, maxSubscribersPerAddress: Int = 256, alwaysRequireTokens: Bool = false) {
+                    maxSubscribers: Int = 10_000, maxSubscribersPerAddress: Int = 256, alwaysRequireTokens: Bool = false,
+                    policy: RequestPolicy = RequestPolicy(), streamSecret: String? = nil) {
             self.alwaysRequireTokens = alwaysRequireTokens
+            self.policy = policy
+            self.streamSecret = streamSecret
             self.cors = cors
             self.sseHeartbeat = sseHeartbeat
             self.sseRetry = sseRetry
@@ -32,6 +39,7 @@ public final class NavPrefsAPI: HTTPHandler {
     let router: Router
     let logger: Logger
     let cors: CORSPolicy
+    let policy: RequestPolicy
     let hub: EventHub
     let readiness = Readiness()
     let requestMetrics = RequestMetrics()
@@ -45,11 +53,12 @@ public final class NavPrefsAPI: HTTPHandler {
     public init(store: any Store, counterCache: (any CounterCacheReading)? = nil, logger: Logger, options: Options = Options()) {
         self.logger = logger
         cors = options.cors
+        policy = options.policy
         hub = EventHub(feed: store.feed, limits: .init(
             maxSubscribers: options.maxSubscribers, maxSubscribersPerAddress: options.maxSubscribersPerAddress,
             heartbeat: options.sseHeartbeat, retry: options.sseRetry))
         let limits = PreferenceLimits()
-        let authenticator = Authenticator(store: store, alwaysRequired: options.alwaysRequireTokens)
+        let authenticator = Authenticator(store: store, alwaysRequired: options.alwaysRequireTokens, streamSecret: options.streamSecret)
         self.authenticator = authenticator
         router = Router(HealthRoutes(store: store, readiness: readiness).routes
             + MetricsRoutes(requests: requestMetrics, storeErrors: storeErrors, hub: hub).routes
@@ -63,7 +72,9 @@ public final class NavPrefsAPI: HTTPHandler {
             + StackRoutes(write: SessionWrite(store: store)).routes
             + SessionEditRoutes(write: SessionWrite(store: store)).routes
             + NavigationBarRoutes(store: store, write: SessionWrite(store: store)).routes
-            + TokenRoutes(store: store, authenticator: authenticator).routes)
+            + TokenRoutes(store: store, authenticator: authenticator, endStreams: { [hub] id in hub.endStreams(issuedBy: id) }).routes
+            + ProfileListRoutes(store: store).routes
+            + ConsoleRoutes().routes)
     }
 
     /// Learns whether tokens exist, so whether requests need one (before the service listens).
@@ -71,14 +82,14 @@ public final class NavPrefsAPI: HTTPHandler {
         await authenticator.refresh()
     }
 
-    /// Keeps learning whether tokens exist, every ``Authenticator/cacheTTL``, until the calling
+    /// Keeps learning which tokens exist, every ``Authenticator/cacheTTL``, until the calling
     /// task is cancelled: tokens made elsewhere (another instance, the command line) turn
-    /// authentication on here too.
+    /// authentication on here too, and the event streams of tokens revoked elsewhere end.
     public func refreshAuthenticationUntilCancelled() async {
         while !Task.isCancelled {
             try? await Task.sleep(for: Authenticator.cacheTTL)
             guard !Task.isCancelled else { return }
-            await authenticator.refresh()
+            if let existing = await authenticator.refresh() { hub.endStreams(notIssuedByAnyOf: existing) }
         }
     }
 
@@ -104,72 +115,66 @@ public final class NavPrefsAPI: HTTPHandler {
     public var routeTable: [(template: String, methods: [String])] { router.table }
 
     public func handle(_ request: HTTPRequest) -> HTTPHandlerResult {
+        let head = request.head
         let requestID = RequestID.take(from: request.headers)
-        switch router.match(method: request.method, path: request.rawPath) {
-        case .malformedParameter(let template):
-            let error = APIError(.malformedPath, "A path segment's percent-encoding is broken or does not decode to UTF-8.")
-            return .immediate(finish(error.response(instance: request.path), request, route: template, requestID))
-        case .notFound:
-            let error = APIError(.notFound, "No resource at this path; see /openapi.yaml for the API.")
-            return .immediate(finish(error.response(instance: request.path), request, route: "-", requestID))
-        case .methodNotAllowed(let template, let allowed)
-            where request.method == "OPTIONS" && request.headers.contains("Access-Control-Request-Method"):
-            // A CORS preflight: answered for allowed origins, else like any other OPTIONS.
-            if let origin = request.headers["Origin"], cors.allows(origin) {
-                return .immediate(finish(cors.preflight(origin: origin, methods: allowed), request, route: template, requestID))
+        let route: Route, parameters: [String], decision: Authenticator.Decision
+        switch gate(head) {
+        case .refuse(let response, let template):
+            return .immediate(finish(response, head, route: template, requestID))
+        case .pass(let passed, let values, let decided):
+            (route, parameters, decision) = (passed, values, decided)
+        }
+        let client = policy.clientAddress(peer: request.remoteAddress, headers: request.headers)
+        let secure = policy.isSecure(peer: request.remoteAddress, headers: request.headers)
+        let routed = { @Sendable (caller: Authenticator.Caller) in
+            APIRequest(http: request, template: route.template, parameterNames: route.parameterNames, parameterValues: parameters,
+                       caller: caller, client: client, isSecure: secure)
+        }
+        let result: APIResult
+        switch decision {
+        case .allow(let caller):
+            do {
+                result = try route.handler(routed(caller))
+            } catch {
+                return .immediate(finish(answer(error, head, requestID), head, route: route.template, requestID))
             }
-            let error = APIError(.methodNotAllowed, "OPTIONS is not allowed here; use \(allowed.joined(separator: ", ")).",
-                                 headers: [("Allow", allowed.joined(separator: ", "))])
-            return .immediate(finish(error.response(instance: request.path), request, route: template, requestID))
-        case .methodNotAllowed(let template, let allowed):
-            let error = APIError(.methodNotAllowed, "\(request.method.prefix(20)) is not allowed here; use \(allowed.joined(separator: ", ")).",
-                                 headers: [("Allow", allowed.joined(separator: ", "))])
-            return .immediate(finish(error.response(instance: request.path), request, route: template, requestID))
-        case .found(let route, let parameters):
-            let routed = APIRequest(http: request, template: route.template, parameterNames: route.parameterNames,
-                                    parameterValues: parameters)
-            let result: APIResult
-            switch authenticator.decide(routed) {
-            case .allow:
-                do {
-                    result = try route.handler(routed)
+        case .deny(let error):
+            return .immediate(finish(answer(error, head, requestID), head, route: route.template, requestID))
+        case .check(let check):
+            // The token is not cached: the route runs once the store has vouched for it.
+            result = .deferred { [self] () async throws(StoreError) -> HTTPResponse in
+                let caller: Authenticator.Caller
+                switch try await check() {
+                case .allow(let vouched): caller = vouched
+                case .deny(let denial): return answer(denial, head, requestID)
+                }
+                let routeResult: APIResult
+                do throws(APIError) {
+                    routeResult = try route.handler(routed(caller))
                 } catch {
-                    return .immediate(finish(answer(error, request, requestID), request, route: route.template, requestID))
+                    return answer(error, head, requestID)
                 }
-            case .deny(let error):
-                return .immediate(finish(answer(error, request, requestID), request, route: route.template, requestID))
-            case .check(let check):
-                // The token is not cached: the route runs once the store has vouched for it.
-                result = .deferred { [self] () async throws(StoreError) -> HTTPResponse in
-                    if let denial = try await check() { return answer(denial, request, requestID) }
-                    let routeResult: APIResult
-                    do throws(APIError) {
-                        routeResult = try route.handler(routed)
-                    } catch {
-                        return answer(error, request, requestID)
-                    }
-                    switch routeResult {
-                    case .immediate(let response): return response
-                    case .deferred(let work): return try await work()
-                    }
+                switch routeResult {
+                case .immediate(let response): return response
+                case .deferred(let work): return try await work()
                 }
             }
-            switch result {
-            case .immediate(let response):
-                return .immediate(finish(response, request, route: route.template, requestID))
-            case .deferred(let work):
-                requestMetrics.started()
-                return .deferred { [self] in
-                    defer { requestMetrics.finished() }
-                    let response: HTTPResponse
-                    do throws(StoreError) {
-                        response = try await work()
-                    } catch {
-                        // The one place a store error becomes an answer.
-                        response = answer(APIError(error, conditionalOn: request.headers), request, requestID)
-                    }
-                    return finish(response, request, route: route.template, requestID)
+        }
+        switch result {
+        case .immediate(let response):
+            return .immediate(finish(response, head, route: route.template, requestID))
+        case .deferred(let work):
+            requestMetrics.started()
+            return .deferred { [self] in
+                defer { requestMetrics.finished() }
+                let response: HTTPResponse
+                do throws(StoreError) {
+                    response = try await work()
+                } catch {
+                    // The one place a store error becomes an answer.
+                    response = answer(APIError(error, conditionalOn: head.headers), head, requestID)
                 }
+                return finish(response, head, route: route.template, requestID)
             }
         }
     }
@@ -186,12 +191,12 @@ public final class NavPrefsAPI: HTTPHandler {
         logger.info("request", [
             "request_id": .string(requestID), "method": .string(method), "route": .string("-"),
             "status": .integer(Int64(response.status)), "rejected": .string(rejection.kind),
-            "remote": .string(head.remoteAddress ?? "-"),
+            "remote": .string(policy.clientAddress(peer: head.remoteAddress, headers: head.headers)),
         ])
         return response
     }
 
-    private func answer(_ error: APIError, _ request: HTTPRequest, _ requestID: String) -> HTTPResponse {
+    func answer(_ error: APIError, _ request: HTTPRequestHead, _ requestID: String) -> HTTPResponse {
         if let kind = error.storeErrorKind { storeErrors.record(kind) }
         if let detail = error.logDetail {
             logger.error("request failed", ["request_id": .string(requestID), "error": .string(detail)])
@@ -200,11 +205,14 @@ public final class NavPrefsAPI: HTTPHandler {
     }
 
     /// Adds the headers every answer carries and logs the request.
-    private func finish(_ response: HTTPResponse, _ request: HTTPRequest, route: String, _ requestID: String) -> HTTPResponse {
+    func finish(_ response: HTTPResponse, _ request: HTTPRequestHead, route: String, _ requestID: String) -> HTTPResponse {
         var response = response
         response.headers.add("X-Content-Type-Options", "nosniff")
         response.headers.add("X-Request-ID", requestID)
-        if !cors.origins.isEmpty, let origin = request.headers["Origin"] { cors.decorate(&response, origin: origin) }
+        // A preflight carries its CORS headers already: twice, and browsers refuse the answer.
+        if !cors.origins.isEmpty, let origin = request.headers["Origin"], !response.headers.contains("Access-Control-Allow-Origin") {
+            cors.decorate(&response, origin: origin)
+        }
         let elapsed = (ContinuousClock.now - request.receivedAt).components
         let microseconds = elapsed.seconds * 1_000_000 + elapsed.attoseconds / 1_000_000_000_000
         let method = request.method.utf8.count <= 20 ? request.method : String(request.method.prefix(20))
@@ -216,7 +224,8 @@ public final class NavPrefsAPI: HTTPHandler {
                 ("route", .string(route)),
                 ("status", .integer(Int64(response.status))),
                 ("duration_ms", .milliseconds(microseconds: microseconds)),
-                ("remote", .string(request.remoteAddress ?? "-")),
+                // The client's address: behind a trusted proxy, from X-Forwarded-For.
+                ("remote", .string(policy.clientAddress(peer: request.remoteAddress, headers: request.headers))),
             ])
         }
         return response

@@ -19,16 +19,20 @@ final class PostgresConnection {
     /// vanished without closing the socket: 5 s to connect, and TCP keepalives that give up on a
     /// silent peer after about 25 s.
     /// Related libpq documentation: <https://www.postgresql.org/docs/current/libpq-connect.html>
-    init(url: String, applicationName: String = "navprefs", connectTimeoutSeconds: Int = 5) throws(PostgresError) {
-        let parameters: [(String, String)] = [
+    ///
+    /// With `readOnly`, every transaction of the connection is read-only (the server refuses
+    /// writes), for commands that must not change the database.
+    init(url: String, applicationName: String = "navprefs", connectTimeoutSeconds: Int = 5, readOnly: Bool = false) throws(PostgresError) {
+        var parameters: [(String, String)] = [
             ("connect_timeout", String(connectTimeoutSeconds)),
             ("application_name", applicationName),
             ("keepalives", "1"),
             ("keepalives_idle", "10"),
             ("keepalives_interval", "5"),
             ("keepalives_count", "3"),
-            ("dbname", url),  // expanded (expand_dbname = 1): the URL's own parameters come last and win
         ]
+        if readOnly { parameters.append(("options", "-c default_transaction_read_only=on")) }
+        parameters.append(("dbname", url))  // expanded (expand_dbname = 1): the URL's own parameters come last and win
         let connection: OpaquePointer? = Self.withCStrings(parameters.map(\.0)) { keywords in
             Self.withCStrings(parameters.map(\.1)) { values in PQconnectdbParams(keywords, values, 1) }
         }

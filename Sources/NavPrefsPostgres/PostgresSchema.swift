@@ -82,7 +82,17 @@ enum PostgresSchema {
                 value text NOT NULL
             );
             """),
-        (3, "idempotency keys; session labels, change times and idle expiry", """
+        (3, "markers of operations that must finish before the store is served (an import); profiles by name in byte order", """
+            -- `import-in-progress` is written by the first transaction of `navprefs import` and
+            -- deleted by its last: while it is here instances refuse to start.
+            CREATE TABLE store_markers (
+                name  text PRIMARY KEY,
+                value text NOT NULL
+            );
+            -- Exports page through profiles in byte order, whatever the database's collation.
+            CREATE INDEX profiles_by_name_bytes ON profiles ((name COLLATE "C"));
+            """),
+        (4, "idempotency keys; session labels, change times and idle expiry", """
             -- The answer to each write sent with an Idempotency-Key, committed with the write
             -- itself: a retry on any instance finds it.
             CREATE TABLE idempotency_keys (
@@ -107,6 +117,35 @@ enum PostgresSchema {
 
     static var latestVersion: Int { migrations.last?.version ?? 0 }
 
+    /// The version that added `store_markers`.
+    static let markersVersion = 3
+
+    /// What the database holds, read without changing it: NavPrefs' schema version (0: none),
+    /// or tables of another program under NavPrefs' names, and an unfinished import's marker.
+    static func probe(_ connection: PostgresConnection) throws -> StoreProbe {
+        let hasMigrations = try connection.queryFirst("SELECT to_regclass('navprefs_migrations') IS NOT NULL")?.bool(0) ?? false
+        var version = 0, isNavPrefs = true, unfinished: String?
+        if hasMigrations {
+            version = Int(try connection.queryFirst("SELECT coalesce(max(version), 0) FROM navprefs_migrations")?.int64(0) ?? 0)
+        }
+        if version == 0 {
+            isNavPrefs = try foreignTables(connection) == 0
+        } else if version >= markersVersion {
+            unfinished = try connection.queryFirst("SELECT value FROM store_markers WHERE name = $1", .text(StoreMarker.importInProgress))?
+                .text(0)
+        }
+        return StoreProbe(isNavPrefs: isNavPrefs, schemaVersion: version, latestSchemaVersion: latestVersion, unfinishedImport: unfinished,
+                          claimedByAnotherProcess: false)
+    }
+
+    /// Tables named like NavPrefs' in the current schema.
+    private static func foreignTables(_ connection: PostgresConnection) throws -> Int64 {
+        try connection.queryFirst("""
+            SELECT count(*) FROM information_schema.tables WHERE table_schema = current_schema()
+              AND table_name IN ('profiles', 'preferences', 'registered_defaults', 'events', 'sessions')
+            """)?.int64(0) ?? 0
+    }
+
     /// Brings the database to the latest schema under an advisory lock, each migration in the
     /// transaction that records it; refuses a database whose schema is newer than this build,
     /// or that holds tables of another program under NavPrefs' names.
@@ -125,11 +164,7 @@ enum PostgresSchema {
             throw StoreError.unavailable(reason: "the database has NavPrefs schema version \(current); this build knows up to \(latestVersion)")
         }
         if current == 0 {
-            let foreign = try connection.queryFirst("""
-                SELECT count(*) FROM information_schema.tables WHERE table_schema = current_schema()
-                  AND table_name IN ('profiles', 'preferences', 'registered_defaults', 'events', 'sessions')
-                """)?.int64(0) ?? 0
-            guard foreign == 0 else {
+            guard try foreignTables(connection) == 0 else {
                 throw StoreError.unavailable(reason: "the database already has tables named like NavPrefs' but no NavPrefs schema version")
             }
         }

@@ -45,6 +45,19 @@ enum PostgresStatements: SQLDialect {
         SELECT created_at, pg_notify('\(PostgresListener.channel)', $1::text || ':' || $2::bigint::text) FROM logged
         """
 
+    /// The "C" collation compares bytes: the database's own (en_US, an ICU locale) would order
+    /// `B` and `a` otherwise than SQLite does.
+    static func byteOrder(_ expression: String) -> String { "(\(expression) COLLATE \"C\")" }
+
+    /// The batch is parsed once (`jsonb`); `->>` reads a cell as text (NULL for null), cast to
+    /// `bigint` for integer columns.
+    static func rows(_ parameter: Int, alias: String, columns: [(name: String, type: ListElement)]) -> String {
+        let cells = columns.enumerated().map { index, column in
+            "(item.value ->> \(index))" + (column.type == .integer ? "::bigint" : "") + " AS \(column.name)"
+        }
+        return "(SELECT \(cells.joined(separator: ", ")) FROM jsonb_array_elements($\(parameter)::jsonb) AS item(value)) AS \(alias)"
+    }
+
     // MARK: This store's own
 
     /// (profile, touching preferences) → the new last event id, whether the row was inserted

@@ -28,6 +28,8 @@ public final class PostgresStore: TransactionalStore {
         public var poolSize: Int
         /// Seconds to wait for a new connection before calls fail with 503.
         public var connectTimeoutSeconds = 5
+        /// What this process may do to the database: an instance's full part, or a command's.
+        public var access = StoreAccess.service
 
         public init(url: String, policy: StorePolicy = StorePolicy(), poolSize: Int = 8) {
             self.url = url
@@ -53,22 +55,28 @@ public final class PostgresStore: TransactionalStore {
         listener = PostgresListener()
     }
 
-    /// Connects, migrates the database (under an advisory lock), starts listening, the pool and
-    /// the pruning thread.
-    /// - Throws: ``StoreError/unavailable(reason:)`` when the database cannot be reached or has a
-    ///   schema this build does not know.
+    /// Connects, checks what the database holds, migrates it (under an advisory lock) as
+    /// `options.access` allows, and starts the pool; an instance (``StoreAccess/background``) also
+    /// starts listening and the pruning thread.
+    /// - Throws: ``StoreError/unavailable(reason:)`` when the database cannot be reached, has a
+    ///   schema this build does not know, or may not be used this way (see ``StoreProbe/refusal(for:database:)``).
     public func start() throws(StoreError) {
-        let url = options.url, timeout = options.connectTimeoutSeconds
+        let url = options.url, timeout = options.connectTimeoutSeconds, access = options.access
         let connect: @Sendable () throws(PostgresError) -> PostgresConnection = { () throws(PostgresError) in
-            try PostgresConnection(url: url, connectTimeoutSeconds: timeout)
+            try PostgresConnection(url: url, connectTimeoutSeconds: timeout, readOnly: !access.writes)
         }
         // A name of its own, so operators can tell the listener apart in pg_stat_activity.
         let connectListener: @Sendable () throws(PostgresError) -> PostgresConnection = { () throws(PostgresError) in
             try PostgresConnection(url: url, applicationName: "navprefs-listener", connectTimeoutSeconds: timeout)
         }
         do {
-            try PostgresSchema.migrate(try connect())
-            try listener.start(connect: connectListener, sequencer: sequencer)
+            let connection = try connect()
+            let probe = try PostgresSchema.probe(connection)
+            if let refusal = probe.refusal(for: access, database: "the PostgreSQL database") {
+                throw StoreError.unavailable(reason: refusal)
+            }
+            if access.mayMigrate && probe.schemaVersion < PostgresSchema.latestVersion { try PostgresSchema.migrate(connection) }
+            if access.background { try listener.start(connect: connectListener, sequencer: sequencer) }
         } catch {
             throw Self.storeError(error)
         }
@@ -78,8 +86,22 @@ public final class PostgresStore: TransactionalStore {
             listener.close()
             throw Self.storeError(error)
         }
-        startMaintenance()
+        if access.background { startMaintenance() }
     }
+
+    /// What the database at `url` is (`navprefs check`), read on a read-only connection.
+    /// - Throws: ``StoreError/unavailable(reason:)`` when it cannot be reached.
+    public static func probe(url: String, connectTimeoutSeconds: Int = 5) throws(StoreError) -> StoreProbe {
+        do {
+            return try PostgresSchema.probe(try PostgresConnection(url: url, connectTimeoutSeconds: connectTimeoutSeconds, readOnly: true))
+        } catch {
+            throw storeError(error)
+        }
+    }
+
+    /// Without a stream secret outside the database, anyone who can read its `secrets` table can
+    /// sign stream tokens: said at start (the app decides whether one was given).
+    public var startNotices: [String] { [] }
 
     public func close() async {
         stopMaintenance.signal()
@@ -121,7 +143,8 @@ public final class PostgresStore: TransactionalStore {
     /// logged are published to the feed before this returns (see ``EventSequencer/committed(_:)``).
     public func write<Value: Sendable>(_ body: @escaping @Sendable (any StoreTransaction) throws -> WriteOutcome<Value>)
         async throws(StoreError) -> Value {
-        try await pool.run(retry: .ifSafe) { connection in try self.commit(body, on: connection) }
+        guard options.access.writes else { throw .unavailable(reason: "the PostgreSQL database was opened for reading only") }
+        return try await pool.run(retry: .ifSafe) { connection in try self.commit(body, on: connection) }
     }
 
     /// Runs `body` in one transaction on `connection` (a pool thread's) and, once it committed,

@@ -10,11 +10,11 @@ final class SQLiteConnection {
     /// The store algorithm's statements, by name: cheaper to find than by their SQL text.
     private var storeStatements: [StoreStatement: SQLiteStatement] = [:]
 
-    /// Opens (and creates, unless `readOnly`) the database at `path`.
+    /// Opens the database at `path`, creating it only when `create` (and not `readOnly`).
     /// Related SQLite documentation: <https://www.sqlite.org/c3ref/open.html>
-    init(path: String, readOnly: Bool) throws(SQLiteError) {
+    init(path: String, readOnly: Bool, create: Bool = true) throws(SQLiteError) {
         var handle: OpaquePointer?
-        let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+        let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0))
             | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
         let code = sqlite3_open_v2(path, &handle, flags, nil)
         guard code == SQLITE_OK, let handle else {

@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 import NavPrefsStore
 
@@ -106,7 +107,15 @@ enum SQLiteSchema {
                 value TEXT NOT NULL
             ) STRICT, WITHOUT ROWID;
             """),
-        (6, "idempotency keys; session labels, change times and idle expiry", """
+        (6, "markers of operations that must finish before the store is served (an import)", """
+            -- `import-in-progress` is written by the first transaction of `navprefs import` and
+            -- deleted by its last: while it is here the service refuses the database.
+            CREATE TABLE store_markers (
+                name  TEXT PRIMARY KEY,
+                value TEXT NOT NULL
+            ) STRICT, WITHOUT ROWID;
+            """),
+        (7, "idempotency keys; session labels, change times and idle expiry", """
             -- The answer to each write sent with an Idempotency-Key, committed with the write itself.
             CREATE TABLE idempotency_keys (
                 profile     TEXT    NOT NULL,
@@ -129,6 +138,38 @@ enum SQLiteSchema {
     ]
 
     static var latestVersion: Int { migrations.last?.version ?? 0 }
+
+    /// The version that added `store_markers`.
+    static let markersVersion = 6
+
+    /// The application id, the schema version and the number of schema objects.
+    private static func header(_ connection: SQLiteConnection) -> Result<(Int32, Int, Int64), SQLiteError> {
+        Result { () throws(SQLiteError) in
+            (try connection.queryFirst("PRAGMA application_id") { Int32(truncatingIfNeeded: $0.int64(0)) } ?? 0,
+             try connection.queryFirst("PRAGMA user_version") { Int($0.int64(0)) } ?? 0,
+             try connection.queryFirst("SELECT count(*) FROM sqlite_schema") { $0.int64(0) } ?? 0)
+        }
+    }
+
+    /// What the database at `connection` is, read without changing it. A file SQLite does not
+    /// recognise (SQLITE_NOTADB) is another program's, not an error.
+    static func probe(_ connection: SQLiteConnection) throws -> StoreProbe {
+        let application: Int32, version: Int, tables: Int64
+        switch header(connection) {
+        case .success(let found):
+            (application, version, tables) = found
+        case .failure(let error):
+            guard error.primaryCode == SQLITE_NOTADB else { throw error }
+            return StoreProbe(isNavPrefs: false, schemaVersion: 0, latestSchemaVersion: latestVersion, unfinishedImport: nil,
+                              claimedByAnotherProcess: false)
+        }
+        let isNavPrefs = application == applicationID || (application == 0 && tables == 0)
+        let unfinished = isNavPrefs && version >= markersVersion
+            ? try connection.queryFirst("SELECT value FROM store_markers WHERE name = ?1", .text(StoreMarker.importInProgress)) { $0.text(0) }
+            : nil
+        return StoreProbe(isNavPrefs: isNavPrefs, schemaVersion: isNavPrefs ? version : 0, latestSchemaVersion: latestVersion,
+                          unfinishedImport: unfinished, claimedByAnotherProcess: false)
+    }
 
     /// Brings the database at `connection` to the latest schema, or refuses a file that is not
     /// NavPrefs' or is newer than this build.

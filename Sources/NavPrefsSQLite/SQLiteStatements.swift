@@ -38,6 +38,16 @@ enum SQLiteStatements: SQLDialect {
     static let appendEvent =
         "INSERT INTO events (profile, id, type, data, created_at) VALUES (?1, ?2, ?3, ?4, \(now)) RETURNING created_at"
 
+    /// SQLite compares text by its bytes (the BINARY collation every column here has).
+    static func byteOrder(_ expression: String) -> String { expression }
+
+    /// `json_each` walks the batch; `json_extract` reads each cell as SQL reads it (JSON strings
+    /// as TEXT, integers as INTEGER, null as NULL), which STRICT tables accept as they are.
+    static func rows(_ parameter: Int, alias: String, columns: [(name: String, type: ListElement)]) -> String {
+        let cells = columns.enumerated().map { "json_extract(item.value, '$[\($0.offset)]') AS \($0.element.name)" }
+        return "(SELECT \(cells.joined(separator: ", ")) FROM json_each($\(parameter)) AS item) AS \(alias)"
+    }
+
     // MARK: This store's own
 
     /// (profile): creates the profile's row unless it exists.

@@ -6,7 +6,8 @@ import Synchronization
 /// The embedded store: one SQLite file in WAL mode, one writer thread with group commit,
 /// reader threads, and a cache of recent counter states for reads that need no I/O.
 ///
-/// One process owns the file (enforced with a lock); several instances need PostgreSQL. Every
+/// One process serves the file (enforced with a lock; commands beside it take none, see
+/// ``StoreAccess``); several instances need PostgreSQL. Every
 /// operation is the store algorithm of ``TransactionalStore``; this type holds only what is
 /// SQLite's: its threads and connections, its schema, its pruning, and the counter cache (which
 /// is right only for a store that sees every write).
@@ -21,6 +22,8 @@ public final class SQLiteStore: TransactionalStore, CounterCacheReading {
         public var cacheCapacity = 100_000
         /// Writes committed together at most.
         public var maxBatch = 256
+        /// What this process may do to the file: the service's claim, or a command's lighter touch.
+        public var access = StoreAccess.service
 
         public init(path: String, durability: Durability = .full, policy: StorePolicy = StorePolicy()) {
             self.path = path
@@ -43,38 +46,46 @@ public final class SQLiteStore: TransactionalStore, CounterCacheReading {
         counters = CounterCache(capacity: options.cacheCapacity)
     }
 
-    /// Opens (creating and migrating if needed) the database at `options.path` and starts the
-    /// writer and reader threads.
+    /// Opens the database at `options.path` as `options.access` allows (the service creates,
+    /// migrates and claims it; commands take it as they find it, see ``SQLiteOpening``) and
+    /// starts the writer and reader threads.
     public func start() throws(StoreError) {
-        let lock = try DatabaseFileLock(path: options.path)
-        let path = options.path
+        let path = options.path, access = options.access
+        let opening = try SQLiteOpening(path: path, access: access)
+        defer { opening.setupLock?.release() }
         let synchronous = options.durability == .full ? "FULL" : "NORMAL"
         let policy = options.policy
         let (feed, counters) = (self.feed, self.counters)
-        do {
-            try writer.start(open: {
-                let connection = try SQLiteConnection(path: path, readOnly: false)
-                // WAL is persistent in the file; synchronous and the timeout are per connection.
-                try connection.execute("""
-                    PRAGMA journal_mode = WAL;
-                    PRAGMA synchronous = \(synchronous);
-                    PRAGMA busy_timeout = 5000;
-                    PRAGMA foreign_keys = OFF;
-                    """)
-                try SQLiteSchema.migrate(connection)
-                return WriteContext(connection: connection)
-            }, maxBatch: options.maxBatch, maintenanceInterval: options.policy.pruneInterval, maintenance: { context in
-                // Storage errors here are retried at the next interval; writes report their own.
-                _ = try? Self.pruneInTransaction(context, policy)
-                _ = try? Self.expireInTransaction(context, idle: policy.limits.sessionIdleExpiry) { effects in
-                    Self.apply(effects, context: context, feed: feed, counters: counters)
-                }
-            }, committed: { context, committed in
-                Self.apply(committed, context: context, feed: feed, counters: counters)
-            })
-        } catch {
-            lock.release()
-            throw error.storeError
+        let migrates = opening.migrates
+        if access.writes {
+            do {
+                try writer.start(open: {
+                    let connection = try SQLiteConnection(path: path, readOnly: false, create: access.mayCreate)
+                    // WAL is persistent in the file; synchronous and the timeout are per connection.
+                    try connection.execute("""
+                        PRAGMA journal_mode = WAL;
+                        PRAGMA synchronous = \(synchronous);
+                        PRAGMA busy_timeout = 5000;
+                        PRAGMA foreign_keys = OFF;
+                        """)
+                    if migrates { try SQLiteSchema.migrate(connection) }
+                    return WriteContext(connection: connection, claimsProfiles: access.exclusive)
+                }, maxBatch: options.maxBatch, maintenanceInterval: options.policy.pruneInterval, maintenance: { context in
+                    // Storage errors here are retried at the next interval; writes report their own.
+                    guard access.background else { return }
+                    _ = try? Self.pruneInTransaction(context, policy)
+                    _ = try? Self.expireInTransaction(context, idle: policy.limits.sessionIdleExpiry) { effects in
+                        Self.apply(effects, context: context, feed: feed, counters: counters)
+                    }
+                }, committed: { context, committed in
+                    Self.apply(committed, context: context, feed: feed, counters: counters)
+                })
+            } catch {
+                opening.claim?.release()
+                throw error.storeError
+            }
+        } else {
+            writer.close()  // a store that only reads: every write fails at once
         }
         do {
             try readers.start(count: options.readerCount) {
@@ -84,17 +95,23 @@ public final class SQLiteStore: TransactionalStore, CounterCacheReading {
             }
         } catch {
             writer.close()
-            lock.release()
+            opening.claim?.release()
             throw error.storeError
         }
-        fileLock.withLock { $0 = lock }
+        fileLock.withLock { $0 = opening.claim }
     }
 
+    public var startNotices: [String] { fileLock.withLock { $0?.notices ?? [] } }
+
     /// Finishes queued writes, stops the threads and releases the file.
+    ///
+    /// Readers close first: the writer's connection, closing last, checkpoints the WAL into the
+    /// database and removes it (read-only connections cannot), so a store stopped cleanly is one
+    /// file, which copies and moves as one.
     public func close() async {
         await waitOffThePool { [self] in
-            writer.close()
             readers.close()
+            writer.close()
             fileLock.withLock { lock in
                 lock?.release()
                 lock = nil
@@ -135,7 +152,8 @@ public final class SQLiteStore: TransactionalStore, CounterCacheReading {
 
     public func write<Value: Sendable>(_ body: @escaping @Sendable (any StoreTransaction) throws -> WriteOutcome<Value>)
         async throws(StoreError) -> Value {
-        try await writer.write { transaction in try body(transaction) }
+        guard options.access.writes else { throw .unavailable(reason: "\(options.path) was opened for reading only") }
+        return try await writer.write { transaction in try body(transaction) }
     }
 
     // MARK: The counter cache

@@ -23,6 +23,9 @@ final class SQLiteTransaction: StoreTransaction {
     /// has one writer: its transaction is the lock.
     func claimEventID(of profile: ProfileName, creating: Bool, touchingPreferences: Bool) throws -> EventClaim? {
         guard let writer = writeContext else { throw StoreError.internal(reason: "a read transaction tried to write") }
+        guard writer.claimsProfiles else {
+            throw StoreError.internal(reason: "profile data is written only by the process that serves \(connection.path); this one works beside it")
+        }
         var created = false
         if creating && !writer.knownProfiles.contains(profile.rawValue) {
             try connection.run(SQLiteStatements.createProfile, .text(profile.rawValue))

@@ -8,11 +8,17 @@ import Synchronization
 /// because it is the only writer (profiles that exist).
 final class WriteContext {
     let connection: SQLiteConnection
+    /// Whether this process claims the file (the service, an import): only then may it write
+    /// profile data, which the service keeps in memory and must see every change of.
+    let claimsProfiles: Bool
     var knownProfiles: Set<String> = []
     /// Profiles that logged events since the last pruning, whose log may exceed its length limit.
     var profilesWithNewEvents: Set<ProfileName> = []
 
-    init(connection: SQLiteConnection) { self.connection = connection }
+    init(connection: SQLiteConnection, claimsProfiles: Bool) {
+        self.connection = connection
+        self.claimsProfiles = claimsProfiles
+    }
 }
 
 /// What a committed job leaves for after the commit: its events (for the feed), how it changed

@@ -11,6 +11,10 @@ public import NavPrefsCore
 /// Lifecycle: an initializer only records options; ``start()`` opens the database and starts
 /// the store's threads; ``close()`` stops them.
 public protocol Store: TokenStore {
+    /// What the store found worth an operator's attention while starting (a database file
+    /// readable by others, tightened), for the start-up log.
+    var startNotices: [String] { get }
+
     /// Opens (creating and migrating if needed) the database and starts the store's threads.
     /// - Throws: ``StoreError/unavailable(reason:)`` when the database cannot be opened or has a
     ///   schema this build does not know.
@@ -120,6 +124,12 @@ public protocol Store: TokenStore {
     /// event that snapshot includes: a client that opens the event stream after that id misses
     /// nothing and sees nothing twice.
     func state(of profile: ProfileName) async throws(StoreError) -> ProfileState
+
+    // MARK: Profiles
+
+    /// At most `limit` (at least 1) profiles whose names sort after `after` (from the first when
+    /// `nil`), in the byte order of their names on every database, and where the next page starts.
+    func profiles(after: ProfileName?, limit: Int) async throws(StoreError) -> ProfilePage
 
     // MARK: The event log
 

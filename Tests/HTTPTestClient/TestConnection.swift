@@ -180,6 +180,9 @@ public final class TestConnection: @unchecked Sendable {
         }
     }
 
+    /// Every byte still to come until the server closes the connection (what a response left behind).
+    public func readUntilClosed() throws -> [UInt8] { try readToEnd() }
+
     /// Reads `count` body bytes of a response whose head was read with ``readHead()``.
     public func readChunkless(_ count: Int) throws -> [UInt8] { try readExactly(count) }
 

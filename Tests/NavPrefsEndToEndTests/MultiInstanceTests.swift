@@ -50,6 +50,41 @@ struct MultiInstanceTests {
         try await stop(a, b)
     }
 
+    /// Issue 13 item 4: a revoked token's streams went on, and its stream tokens kept working.
+    @Test("a token revoked through instance A ends its streams on instance B within the cache delay, and B refuses its stream tokens")
+    func revocationCrossesInstances() async throws {
+        let database = try await PostgresServer.createDatabase()
+        let made = try await onOwnThread { try shell("'\(ServiceProcess.binary.path)' tokens create --admin --database '\(database)'") }
+        let admin = made.output.trimmingCharacters(in: .whitespacesAndNewlines)
+        try #require(made.status == 0 && admin.hasPrefix("npt_"), "\(made.output)")
+        let (a, portA) = try await ServiceProcess.start(url: database)
+        let (b, portB) = try await ServiceProcess.start(url: database)
+        let adminHeader = [("Authorization", "Bearer " + admin)]
+        let created = try await TestHTTP.request(port: portA, "POST", "/v1/admin/tokens", headers: adminHeader, json: #"{"profile":"ana"}"#)
+        let ana = try #require(try created.json()["token"] as? String)
+        let anaID = try #require(try created.json()["id"] as? String)
+        let issued = try await TestHTTP.request(port: portA, "POST", "/v1/profiles/ana/events/token", headers: [("Authorization", "Bearer " + ana)])
+        let streamToken = try #require(try issued.json()["token"] as? String)
+        let byBearer = try await SSEClient.open(port: portB, path: "/v1/profiles/ana/events", headers: [("Authorization", "Bearer " + ana)])
+        let byStreamToken = try await SSEClient.open(port: portB, path: "/v1/profiles/ana/events?access_token=\(streamToken)")
+        #expect(byBearer.head.status == 200 && byStreamToken.head.status == 200)
+
+        let revokedAt = ContinuousClock.now
+        #expect(try await TestHTTP.request(port: portA, "DELETE", "/v1/admin/tokens/\(anaID)", headers: adminHeader).status == 204)
+        for stream in [byBearer, byStreamToken] {
+            let seen = try await stream.messages { $0.event == "revoked" }
+            #expect(seen.last?.event == "revoked")
+            let after = try await stream.next()
+            #expect(after == nil)
+        }
+        let ended = ContinuousClock.now - revokedAt
+        #expect(ended < .seconds(7), "B ended the streams after \(ended); the documented delay is 5 s")
+        let refused = try await SSEClient.open(port: portB, path: "/v1/profiles/ana/events?access_token=\(streamToken)")
+        #expect(refused.head.status == 401)
+        #expect(try await TestHTTP.request(port: portB, "GET", "/v1/profiles/ana/counter", headers: [("Authorization", "Bearer " + ana)]).status == 401)
+        try await stop(a, b)
+    }
+
     @Test("kill -9 of one instance loses no acknowledged increment: the other serves every one")
     func killOneInstance() async throws {
         let database = try await PostgresServer.createDatabase()

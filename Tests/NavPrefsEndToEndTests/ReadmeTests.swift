@@ -39,7 +39,7 @@ struct ReadmeTests {
         lines.map { line in
             for header in ["Date: ", "X-Request-ID: "] where line.hasPrefix(header) { return header + "*" }
             return line.replacing(/npt_[0-9a-f]{12}_[0-9a-f]{64}/, with: "npt_*")
-                .replacing(/nps_[0-9]+_[0-9a-f]+_[0-9a-f]{64}/, with: "nps_*")
+                .replacing(/nps_[0-9]+_[0-9a-f]+_([0-9a-f]{12}|open)_[0-9a-f]{64}/, with: "nps_*")
                 .replacing(/"id":"[0-9a-f]{12}"/, with: #""id":"*""#)
                 .replacing(/"(createdAt|expiresAt|updatedAt|timestamp)":"[^"]*"/) { #""\#($0.1)":"*""# }
                 .replacing(/[0-9a-f]{32}/, with: "*")
@@ -47,8 +47,12 @@ struct ReadmeTests {
     }
 
     /// Tokens the examples printed, for the examples after them: `$ADMIN_TOKEN` (the last admin
-    /// token made), `$TOKEN` and `$TOKEN_ID` (the last profile token), `$STREAM_TOKEN`.
-    static func tokens(in output: String, into environment: inout [String: String]) {
+    /// token made, by the command line or the API), `$TOKEN` and `$TOKEN_ID` (the last profile
+    /// token), `$STREAM_TOKEN`.
+    static func tokens(in output: String, command: String, into environment: inout [String: String]) {
+        if command.hasPrefix("navprefs tokens create --admin"), let made = output.wholeMatch(of: /(npt_[0-9a-f_]+)\n?/) {
+            environment["ADMIN_TOKEN"] = String(made.1)
+        }
         if let made = output.firstMatch(of: /"id":"([0-9a-f]{12})","profile":(null|"[^"]*"),"admin":(true|false),.*"token":"(npt_[0-9a-f_]+)"/) {
             if made.3 == "true" {
                 environment["ADMIN_TOKEN"] = String(made.4)
@@ -57,7 +61,7 @@ struct ReadmeTests {
                 environment["TOKEN_ID"] = String(made.1)
             }
         }
-        if let stream = output.firstMatch(of: /"token":"(nps_[0-9a-f_]+)"/) { environment["STREAM_TOKEN"] = String(stream.1) }
+        if let stream = output.firstMatch(of: /"token":"(nps_[0-9a-z_]+)"/) { environment["STREAM_TOKEN"] = String(stream.1) }
     }
 
     /// The last session id an example printed: the examples use it as `$SESSION`.
@@ -72,12 +76,14 @@ struct ReadmeTests {
         let scratch = try Scratch()
         defer { scratch.remove() }
         let (service, port) = try await ServiceProcess.start(database: scratch.path("readme.sqlite"))
-        var environment = ["SESSION": ""]
+        // `navprefs` commands run the binary under test, on the service's database.
+        let path = ServiceProcess.binary.deletingLastPathComponent().path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
+        var environment = ["SESSION": "", "PATH": path, "DATABASE_URL": "sqlite:" + scratch.path("readme.sqlite")]
         for example in examples {
             let command = example.command.replacingOccurrences(of: "localhost:8080", with: "127.0.0.1:\(port)")
             let result = try shell(command, environment: environment)
             environment["SESSION"] = Self.sessionID(in: result.output) ?? environment["SESSION"]
-            Self.tokens(in: result.output, into: &environment)
+            Self.tokens(in: result.output, command: example.command, into: &environment)
             // A stream example ends by curl's own time limit (`-m`), which curl reports as 28.
             let expectedStatus: Int32 = example.command.hasPrefix("curl -sN -m ") ? 28 : 0
             #expect(result.status == expectedStatus, "\(example.command) exited \(result.status)")

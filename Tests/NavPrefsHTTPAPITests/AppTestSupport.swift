@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTestClient
-import NavPrefsHTTPAPI
+@testable import NavPrefsHTTPAPI
+import NavPrefsCore
 import NavPrefsStore
 import NavPrefsSQLite
 import NavPrefsApp
@@ -28,6 +29,19 @@ struct TestApp: Sendable {
         app.logger.flush()
         let text = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
         return text.split(separator: "\n").map(String.init)
+    }
+}
+
+extension TestApp {
+    /// Makes a token on the store, as `navprefs tokens create` does (the API makes none while
+    /// none exists), and has the service look at once, as its refresh every few seconds would.
+    func makeToken(profile: String? = nil) async throws -> (token: String, id: String) {
+        guard let made = AccessToken.make(profile: try profile.map(ProfileName.init), label: "test", now: 1) else {
+            throw TestClientError.malformed("no random bytes for a token")
+        }
+        try await app.store.createToken(made.record)
+        await app.api.startAuthentication()
+        return (made.token, made.record.id)
     }
 }
 

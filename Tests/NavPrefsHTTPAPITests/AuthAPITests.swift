@@ -22,15 +22,19 @@ struct AuthAPITests {
     static let unknownToken = "npt_000000000000_" + String(repeating: "0", count: 64)
     static let bobSecret = "bob-secret-4242"
 
-    /// Makes the three tokens through the admin API while the service is still open, and gives
-    /// profile bob data that ana's token must never see.
+    /// Makes the first admin token as the command line does (on the store: the open mode's
+    /// admin API refuses to make it), the others through the admin API, and gives profile bob data
+    /// that ana's token must never see.
     func setUp(_ app: TestApp) async throws -> Tokens {
         func make(_ body: String, as admin: String? = nil) async throws -> String {
             let response = try await app.request("POST", "/v1/admin/tokens", headers: admin.map { [("Authorization", "Bearer " + $0)] } ?? [], json: body)
             try #require(response.status == 201, "\(response.text)")
             return try #require(try response.json()["token"] as? String)
         }
-        let admin = try await make(#"{"admin":true,"label":"ops"}"#)
+        let first = try #require(AccessToken.make(profile: nil, label: "ops", now: 1))
+        try await app.app.store.createToken(first.record)
+        await app.app.api.startAuthentication()  // as the refresh every few seconds would
+        let admin = first.token
         // The first token turns authentication on: the others need it.
         let tokens = Tokens(admin: admin, ana: try await make(#"{"profile":"ana"}"#, as: admin),
                             bob: try await make(#"{"profile":"bob"}"#, as: admin))
@@ -47,6 +51,8 @@ struct AuthAPITests {
             .replacingOccurrences(of: "{session}", with: "0123456789abcdef0123456789abcdef")
             .replacingOccurrences(of: "{key}", with: "secret")
             .replacingOccurrences(of: "{id}", with: "000000000000")
+            .replacingOccurrences(of: "/swagger-ui/{file}", with: "/swagger-ui/LICENSE")
+            .replacingOccurrences(of: "{file}", with: "console.css")
     }
 
     @Test("open on loopback while no token exists; the first token turns authentication on")
@@ -71,7 +77,9 @@ struct AuthAPITests {
             #expect(table.count >= 30)
             for route in table {
                 for method in route.methods where method != "OPTIONS" {
-                    let open = route.template == "/healthz" || route.template == "/readyz"
+                    // Health, and the console's files and the contract: they hold no data.
+                    let open = ["/healthz", "/readyz", "/", "/openapi.yaml", "/openapi.json"].contains(route.template)
+                        || route.template.hasPrefix("/console/")
                     let onProfile = route.template.hasPrefix("/v1/profiles/{profile}")
                     let bobPath = Self.path(route.template, profile: "bob")
                     let body = ["POST", "PUT", "PATCH"].contains(method) ? "{}" : nil
@@ -158,14 +166,17 @@ struct AuthAPITests {
     @Test("the admin API refuses bodies that name no scope, both scopes, or unknown members")
     func createBodies() async throws {
         try await withApp { app in
+            let tokens = try await setUp(app)
+            let bearer = [("Authorization", "Bearer " + tokens.admin)]
             for body in ["{}", #"{"profile":"ana","admin":true}"#, #"{"admin":false}"#, #"{"profile":"bad name"}"#,
                          #"{"profile":"ana","extra":1}"#, #"{"profile":"ana","label":"\u0007"}"#, "[]", #"{"admin":"yes"}"#,
                          // 201 code points in one grapheme cluster: the limit counts code points.
                          "{\"profile\":\"ana\",\"label\":\"e" + String(repeating: "\\u0301", count: 200) + "\"}"] {
-                let response = try await app.request("POST", "/v1/admin/tokens", json: body)
+                let response = try await app.request("POST", "/v1/admin/tokens", headers: bearer, json: body)
                 #expect(response.status == 400, "\(body): \(response.status) \(response.text)")
             }
-            #expect(try await app.request("GET", "/v1/admin/tokens").text == "{\"tokens\":[]}\n", "nothing was stored")
+            let listed = try await app.request("GET", "/v1/admin/tokens", headers: bearer)
+            #expect((try listed.json()["tokens"] as? [Any])?.count == 3, "nothing more was stored")
         }
     }
 
@@ -282,17 +293,22 @@ struct TokenFormatTests {
         #expect(!Crypto.constantTimeEqual("", ""))
     }
 
-    @Test("stream tokens name one profile, expire, and fail under another key or any edit")
+    @Test("stream tokens name one profile and their issuer, expire, refuse expiries beyond the lifetime, and fail under another key or any edit")
     func streamTokens() throws {
         let ana = try ProfileName("ana")
-        let token = StreamToken.make(profile: ana, expiry: 1_000, key: "k1")
-        #expect(StreamToken.profile(of: token, key: "k1", now: 999) == ana)
-        #expect(StreamToken.profile(of: token, key: "k1", now: 1_000) == ana)
-        #expect(StreamToken.profile(of: token, key: "k1", now: 1_001) == nil, "expired")
-        #expect(StreamToken.profile(of: token, key: "k2", now: 999) == nil, "another key")
-        let longer = token.replacingOccurrences(of: "nps_1000_", with: "nps_9000_")
-        #expect(StreamToken.profile(of: longer, key: "k1", now: 999) == nil, "a later expiry breaks the signature")
-        #expect(StreamToken.profile(of: "nps_1000_zz_00", key: "k1", now: 0) == nil)
-        #expect(StreamToken.profile(of: "nps_", key: "k1", now: 0) == nil)
+        let token = StreamToken.make(profile: ana, issuer: "0123456789ab", expiry: 1_000, key: "k1")
+        let grant = StreamToken.Grant(profile: ana, issuer: "0123456789ab", expiry: 1_000)
+        #expect(StreamToken.grant(of: token, key: "k1", now: 999) == grant)
+        #expect(StreamToken.grant(of: token, key: "k1", now: 1_000) == grant)
+        #expect(StreamToken.grant(of: token, key: "k1", now: 1_001) == nil, "expired")
+        #expect(StreamToken.grant(of: token, key: "k1", now: 1_000 - 900 - 61) == nil, "an expiry beyond now + lifetime + skew: not made by any instance")
+        #expect(StreamToken.grant(of: token, key: "k2", now: 999) == nil, "another key")
+        let longer = token.replacingOccurrences(of: "nps_1000_", with: "nps_1001_")
+        #expect(StreamToken.grant(of: longer, key: "k1", now: 999) == nil, "a later expiry breaks the signature")
+        let otherIssuer = token.replacingOccurrences(of: "_0123456789ab_", with: "_0123456789ac_")
+        #expect(StreamToken.grant(of: otherIssuer, key: "k1", now: 999) == nil, "so does another issuer")
+        #expect(StreamToken.grant(of: StreamToken.make(profile: ana, issuer: nil, expiry: 1_000, key: "k1"), key: "k1", now: 999)?.issuer == "open")
+        #expect(StreamToken.grant(of: "nps_1000_zz_open_00", key: "k1", now: 0) == nil)
+        #expect(StreamToken.grant(of: "nps_", key: "k1", now: 0) == nil)
     }
 }

@@ -8,7 +8,8 @@ import Testing
 @Suite("Errors and hostile input")
 struct ErrorAPITests {
     @Test("unknown paths are 404 not-found", arguments: [
-        "/", "/v1", "/v1/profiles", "/v1/profiles/default", "/v1/profiles/default/counter/", "/v1/profiles//counter",
+        // `/` (the console) and `/v1/profiles` (the list) are served: their neighbours are not.
+        "//", "/console", "/v1", "/v1/profiles/", "/v1/profiles/default", "/v1/profiles/default/counter/", "/v1/profiles//counter",
         "/v1/profiles/default/counter/increment/more", "/healthz/", "/V1/profiles/default/counter",
     ])
     func unknownRoute(path: String) async throws {
@@ -77,7 +78,7 @@ struct ErrorAPITests {
             #expect(response.status == 413)
             #expect(try response.problemType() == problem("payload-too-large"))
             let connection = try app.connection()
-            try await connection.send(raw: "PUT /v1/profiles/default/counter HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            try await connection.send(raw: "PUT /v1/profiles/default/counter HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
                                       + "Content-Length: 5000\r\nExpect: 100-continue\r\n\r\n")
             let early = try await connection.readResponse()
             #expect(early.status == 413)
@@ -89,7 +90,7 @@ struct ErrorAPITests {
     func conflictingFraming() async throws {
         try await withApp { app in
             let connection = try app.connection()
-            try await connection.send(raw: "POST /v1/profiles/default/counter/increment HTTP/1.1\r\nHost: x\r\n"
+            try await connection.send(raw: "POST /v1/profiles/default/counter/increment HTTP/1.1\r\nHost: localhost\r\n"
                                       + "Content-Length: 2\r\nContent-Length: 3\r\n\r\n{}")
             let response = try await connection.readResponse()
             #expect(response.status == 400)

@@ -157,16 +157,70 @@ struct EventStreamAPITests {
         }
     }
 
-    @Test("E-6: heartbeat comments at the configured interval")
-    func heartbeats() async throws {
+    @Test("E-6: a quiet stream hears a heartbeat at least once per interval, again and again")
+    func heartbeatsKeepTheirInterval() async throws {
         try await withApp({ $0.sseHeartbeatSeconds = 1 }) { app in
             let stream = try await open(app, events)
             _ = try await opening(stream)
-            let started = ContinuousClock.now
+            var last = ContinuousClock.now
+            for _ in 0..<3 {
+                let beat = try #require(try await stream.next())
+                #expect(beat.comments == ["heartbeat"] && beat.id == nil && beat.event == nil)
+                let now = ContinuousClock.now
+                // At most the interval, plus scheduling slack on a loaded machine.
+                #expect(now - last < .milliseconds(1_500), "\(now - last) between heartbeats")
+                last = now
+            }
+        }
+    }
+
+    @Test("issue 16: a stream that carries events gets no heartbeat; only quiet ones do")
+    func busyStreamsSkipHeartbeats() async throws {
+        try await withApp({ $0.sseHeartbeatSeconds = 2 }) { app in
+            let stream = try await open(app, events)
+            _ = try await opening(stream)
+            // An event every 250 ms for 3 s: the stream is never quiet for 2 s (less one round),
+            // even on a loaded machine.
+            let writer = Task {
+                for _ in 0..<12 {
+                    _ = try await app.request("POST", counter + "/increment")
+                    try await Task.sleep(for: .milliseconds(250))
+                }
+            }
+            var received: [SSEMessage] = []
+            while received.filter({ $0.event == "counter" }).count < 12, let message = try await stream.next() {
+                received.append(message)
+            }
+            try await writer.value
+            #expect(received.filter { $0.event == "counter" }.count == 12)
+            #expect(received.allSatisfy { $0.comments.isEmpty }, "heartbeats on a busy stream: \(received.filter { !$0.comments.isEmpty }.count)")
+            // Quiet again: the heartbeat comes back.
             let beat = try #require(try await stream.next())
             #expect(beat.comments == ["heartbeat"])
-            #expect(beat.id == nil && beat.event == nil)
-            #expect(ContinuousClock.now - started < .seconds(3))
+        }
+    }
+
+    @Test("issue 16: streams opened together get their heartbeats spread over the interval, not all in one round")
+    func heartbeatsSpread() async throws {
+        try await withApp({ $0.sseHeartbeatSeconds = 2 }) { app in
+            let streams = try await (0..<32).asyncMap { _ in try await open(app, events) }
+            for stream in streams { _ = try await opening(stream) }
+            let opened = ContinuousClock.now
+            // Each stream read on a thread of its own, so an arrival is timed when it happens.
+            let arrivals = try await withThrowingTaskGroup(of: Duration.self) { group in
+                for stream in streams {
+                    group.addTask {
+                        let beat = try #require(try await stream.next())
+                        #expect(beat.comments == ["heartbeat"])
+                        return ContinuousClock.now - opened
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            let sorted = arrivals.sorted()
+            // 16 rounds of 125 ms: the first heartbeats span most of the interval.
+            #expect(sorted.last! - sorted.first! >= .milliseconds(1_200), "first heartbeats from \(sorted.first!) to \(sorted.last!)")
+            #expect(sorted.last! < .milliseconds(2_500), "and none later than the interval (plus slack)")
         }
     }
 

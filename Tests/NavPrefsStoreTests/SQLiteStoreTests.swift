@@ -38,6 +38,46 @@ struct SQLiteStoreTests {
         }
     }
 
+    /// Issue 13 item 3: the files were 0644, so every local account could read every profile
+    /// and the stream-token key. The store makes them 0600 whatever the process' umask.
+    @Test("the database, its WAL and shared memory are created 0600 whatever the umask")
+    func filesOwnerOnly() async throws {
+        let previous = umask(0o022)
+        defer { umask(previous) }
+        try await withSQLiteStore { store, database in
+            _ = try await store.apply(.increment(.one), toCounterOf: profile("perm"), if: nil)
+            for file in [database.path, database.path + "-wal", database.path + "-shm"] {
+                #expect(try Self.mode(of: file) == 0o600, "\(file)")
+            }
+            #expect(store.startNotices.isEmpty)
+        }
+    }
+
+    @Test("files found readable by others are tightened to 0600, and the start says so")
+    func widerFilesTightened() async throws {
+        let database = try TestDatabase()
+        defer { database.remove() }
+        do {
+            let store = try SQLiteStore.started(.init(path: database.path))
+            _ = try await store.apply(.increment(.one), toCounterOf: profile("perm"), if: nil)
+            await store.close()
+        }
+        for file in [database.path, database.path + "-wal", database.path + "-shm"] where FileManager.default.fileExists(atPath: file) {
+            #expect(chmod(file, 0o644) == 0)
+        }
+        let store = try SQLiteStore.started(.init(path: database.path))
+        #expect(try Self.mode(of: database.path) == 0o600)
+        #expect(store.startNotices.first?.hasSuffix("was readable or writable by others (mode 644); it is 0600 now") == true, "\(store.startNotices)")
+        #expect(try await store.counter(of: profile("perm")).counter.value == 1, "and the data is as it was")
+        await store.close()
+    }
+
+    static func mode(of path: String) throws -> mode_t {
+        var status = stat()
+        guard stat(path, &status) == 0 else { throw StoreError.unavailable(reason: "no \(path)") }
+        return status.st_mode & 0o777
+    }
+
     @Test("a SQLite file that is not NavPrefs' is refused, and left alone")
     func foreignDatabase() async throws {
         let database = try TestDatabase()

@@ -39,6 +39,8 @@ struct StoreSettings: Sendable {
     var poolSize = 3
     var idempotencyWindow: Duration = .seconds(86_400)
     var sessionIdleExpiry: Duration = .seconds(30 * 86_400)
+    /// What the store may do to its database (the service's part by default).
+    var access = StoreAccess.service
 }
 
 /// A fresh, empty database for one test: a file in its own temporary directory, or a PostgreSQL
@@ -77,9 +79,16 @@ struct TestDatabase: Sendable {
                                 idempotencyWindow: settings.idempotencyWindow, sessionIdleExpiry: settings.sessionIdleExpiry),
             retention: EventRetention(count: settings.eventRetentionCount, age: settings.eventRetentionAge),
             pruneInterval: settings.pruneInterval)
-        let store: any Store = switch kind {
-        case .sqlite: SQLiteStore(.init(path: path, durability: settings.durability, policy: policy))
-        case .postgres: PostgresStore(.init(url: url, policy: policy, poolSize: settings.poolSize))
+        let store: any Store
+        switch kind {
+        case .sqlite:
+            var options = SQLiteStore.Options(path: path, durability: settings.durability, policy: policy)
+            options.access = settings.access
+            store = SQLiteStore(options)
+        case .postgres:
+            var options = PostgresStore.Options(url: url, policy: policy, poolSize: settings.poolSize)
+            options.access = settings.access
+            store = PostgresStore(options)
         }
         try store.start()
         return store

@@ -10,6 +10,12 @@
 #      sqlite-nginx  one navprefs on SQLite behind the same file with its one upstream: nginx's
 #                    own cost (÷ sqlite), and pg2-nginx ÷ sqlite-nginx compares the stores with
 #                    nginx on both sides
+#      pgbench       the reference for the PostgreSQL rows: Debian's pgbench on the same cluster
+#                    (same pinning, same durability) running the transaction shape of one
+#                    increment, prepared: upsert the counter row, append the event row,
+#                    pg_notify, commit (bench-anchors' pgbench-anchor.sh). Its clients are wrk's
+#                    connections; its rate is what a navprefs-on-PostgreSQL could reach if
+#                    PostgreSQL were its only cost (pg ÷ pgbench)
 #    in two profile modes:
 #      spread  $PROFILES profiles (s1, s2, ...; 64 by default), round robin: many users, each
 #              writing their own profile; in PostgreSQL, commits on different rows run
@@ -51,7 +57,7 @@ CONNS=${CONNS:-"16 64"}           # wrk connections
 WARMUP=${WARMUP:-1}               # seconds of unrecorded load per target and mode (0: none)
 MODES=${MODES-"spread hot"}       # empty: no increments
 PROFILES=${PROFILES:-64}          # profiles of the spread mode
-TARGETS=${TARGETS-"sqlite pg pg2-nginx sqlite-nginx"}   # sqlite first (the baseline); empty: no increments
+TARGETS=${TARGETS-"sqlite pg pg2-nginx sqlite-nginx pgbench"}   # sqlite first (the baseline); empty: no increments
 NS=${NS-"1000 10000"}             # fan-out subscriber counts (10000 is dropped if ulimit -n is too low)
 FANOUT_TARGETS=${FANOUT_TARGETS-"sqlite pg2"}
 FANOUT_REPS=${FANOUT_REPS:-3}
@@ -228,9 +234,58 @@ side_pids() {
 }
 ticks_of() { local sum=0 pid; for pid in "$@"; do sum=$((sum + $(proc_ticks "$pid"))); done; echo "$sum"; }
 
+# pg_total_ticks: PostgreSQL's CPU so far, including backends that have exited (the postmaster
+# reaps them, so their time is in its cutime + cstime) and those running now.
+pg_total_ticks() {
+  local sum pid
+  sum=$(awk '{ print $14 + $15 + $16 + $17 }' "/proc/$PG_MASTER/stat")
+  for pid in $(pgrep -P "$PG_MASTER"); do sum=$((sum + $(proc_ticks "$pid"))); done
+  echo "$sum"
+}
+
+# pgbench_script MODE: the increment-shaped transaction for MODE's profiles (a file under $OUT)
+pgbench_script() {
+  local file=$OUT/pgbench-$1.sql
+  cat >"$file" <<SQL
+\set p random(1, ${COUNT[$1]})
+BEGIN;
+INSERT INTO counters AS c (profile, value, version) VALUES ('${PREFIX[$1]}' || :p, 1, 1)
+  ON CONFLICT (profile) DO UPDATE SET value = c.value + 1, version = c.version + 1 RETURNING value, version \gset
+INSERT INTO events (profile, id, type, data) VALUES ('${PREFIX[$1]}' || :p, :version, 'counter', '{"profile":"${PREFIX[$1]}' || :p || '","value":' || :value || '}');
+SELECT pg_notify('navprefs', '${PREFIX[$1]}' || :p || ':' || :version);
+COMMIT;
+SQL
+  echo "$file"
+}
+
+# measure_pgbench MODE CONNS REP DURATION: one pgbench run on CPU $LOAD_CPU, one row like wrk's
+# (latency percentiles from pgbench's per-transaction log; PostgreSQL's CPU is the server side)
+measure_pgbench() {
+  local mode=$1 c=$2 rep=$3 dur=$4 out t0 t1 s0 s1 tps requests stats lat
+  rm -f "$OUT"/pgbench-log.*
+  t0=$(pg_total_ticks); s0=$(cpu_snap)
+  out=$(cd "$OUT" && taskset -c "$LOAD_CPU" "$PGBENCH" -n -M prepared -c "$c" -j 1 -T "$dur" -l --log-prefix=pgbench-log \
+          -f "$(pgbench_script "$mode")" "$PGBENCH_URL" 2>&1)
+  s1=$(cpu_snap); sleep 0.3; t1=$(pg_total_ticks)   # pgbench's backends exit and are reaped
+  printf '### pgbench %s c=%s rep=%s\n%s\n' "$mode" "$c" "$rep" "$out" >>"$OUT/wrk-raw.txt"
+  tps=$(sed -n 's/^tps = \([0-9.]*\).*/\1/p' <<<"$out")
+  [ -n "$tps" ] || { log "pgbench failed: $(tail -3 <<<"$out")"; return 0; }
+  requests=$(sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p' <<<"$out")
+  # the log's third field: the transaction's latency in µs
+  lat=$(cat "$OUT"/pgbench-log.* | awk '{ print $3 }' | sort -n | awk '{ v[NR] = $1 } END {
+    if (NR == 0) { print "0 0"; exit } printf "%d %d", v[int(NR * 0.5) + (NR * 0.5 > int(NR * 0.5))], v[int(NR * 0.99) + (NR * 0.99 > int(NR * 0.99))] }')
+  stats=$(awk -v n="$requests" -v pg=$((t1 - t0)) -v hz="$CLK_TCK" -v s0="$s0" -v s1="$s1" 'BEGIN {
+    split(s0, a, " "); split(s1, b, " "); d0 = b[2] - a[2]; d1 = b[4] - a[4]; if (d0 < 1) d0 = 1; if (d1 < 1) d1 = 1;
+    if (n < 1) n = 1; printf "%.1f\t%.1f\t%.0f\t%.0f", pg / hz * 1e6 / n, pg / hz * 1e6 / n, 100 * (b[1] - a[1]) / d0, 100 * (b[3] - a[3]) / d1 }')
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$mode" pgbench "$c" "$rep" "$requests" "$tps" ${lat% *} ${lat#* } \
+    0 0 "$stats" >>"$RESULTS"
+  [ "$rep" = 0 ] || log "rep $rep $mode c=$c pgbench: $tps tps p50 ${lat% *}us p99 ${lat#* }us server side $(cut -f1 <<<"$stats") us/txn"
+}
+
 # measure MODE TARGET CONNS REP DURATION: one wrk run, one row (rep 0: warm-up, not in the tables)
 measure() {
   local mode=$1 t=$2 c=$3 rep=$4 dur=$5 pids pgp='' out r t0 t1 g0=0 g1=0 s0 s1 stats
+  [ "$t" = pgbench ] && { measure_pgbench "$mode" "$c" "$rep" "$dur"; return 0; }
   local requests duration_us rps p50_us p99_us errors non2xx
   pids=$(side_pids "$t")
   [ "${ON_PG[$t]}" = 1 ] && pgp=$(pg_pids)   # PostgreSQL's share of the server side, shown apart
@@ -278,7 +333,16 @@ run_increments() {
         start_navprefs sqlite-n $((P + 6)) "sqlite://$OUT/db/sqlite-n.sqlite" --sqlite-synchronous full
         start_nginx nginx-sqlite $((P + 7)) $((P + 6))
         FRONT[$t]=$((P + 7)); INSTANCES[$t]=sqlite-n; SIDE[$t]="sqlite-n nginx-sqlite"; ON_PG[$t]=0 ;;
-      *) die "unknown target $t (sqlite pg pg2-nginx sqlite-nginx)" ;;
+      pgbench)
+        PGBENCH=$(ls -d /usr/lib/postgresql/*/bin/pgbench 2>/dev/null | tail -1)
+        [ -x "$PGBENCH" ] || die "no pgbench (Debian's postgresql package has it)"
+        PGBENCH_URL=$(new_db navprefs_bench_pgbench)
+        PGOPTIONS="-c client_min_messages=warning" psql "$PGBENCH_URL" -v ON_ERROR_STOP=1 -q <<'SQL' || die "pgbench tables"
+CREATE TABLE counters (profile text PRIMARY KEY, value bigint NOT NULL, version bigint NOT NULL);
+CREATE TABLE events (profile text NOT NULL, id bigint NOT NULL, type text NOT NULL, data text NOT NULL, PRIMARY KEY (profile, id));
+SQL
+        INSTANCES[$t]=''; SIDE[$t]=''; ON_PG[$t]=1 ;;
+      *) die "unknown target $t (sqlite pg pg2-nginx sqlite-nginx pgbench)" ;;
     esac
   done
   for name in sqlite pg pg2-a pg2-b nginx-pg2 sqlite-n nginx-sqlite; do

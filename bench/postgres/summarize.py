@@ -12,12 +12,13 @@ import sys
 from collections import defaultdict
 
 out, modes, profiles = sys.argv[1], sys.argv[2].split(), sys.argv[3]
-TARGET_ORDER = ["sqlite", "pg", "pg2-nginx", "sqlite-nginx"]
+TARGET_ORDER = ["sqlite", "pg", "pg2-nginx", "sqlite-nginx", "pgbench"]
 TARGET_TEXT = {
     "sqlite": "sqlite: 1 instance, SQLite FULL",
     "pg": "pg: 1 instance, PostgreSQL",
     "pg2-nginx": "pg2-nginx: 2 instances, 1 PostgreSQL db, nginx",
     "sqlite-nginx": "sqlite-nginx: 1 SQLite instance, nginx",
+    "pgbench": "pgbench: the same-shape transaction, prepared (reference)",
 }
 MODE_TEXT = {
     "spread": f"{profiles} profiles, round robin (many users, each on their own profile)",
@@ -71,7 +72,9 @@ if results:
     print("### 1. Increments per second (`POST /v1/profiles/<p>/counter/increment {\"by\":1}`)")
     print()
     print("Medians over repetitions. ÷ sqlite: paired ratio of req/s against the SQLite instance of the same")
-    print("repetition; for pg2-nginx also ÷ sqlite-nginx, with nginx's cost on both sides. Below 1: slower.")
+    print("repetition; for pg2-nginx also ÷ sqlite-nginx, with nginx's cost on both sides. ÷ pgbench: the")
+    print("PostgreSQL rows against pgbench running one increment's transaction shape on the same cluster")
+    print("(upsert, event row, pg_notify; its clients = c), the rate PostgreSQL itself allows. Below 1: slower.")
     print("Server-side CPU: utime + stime of every process of the target (navprefs, nginx, all of PostgreSQL)")
     print("per request. Busy: both CPUs over the run (server side / load generator). non-2xx and errors")
     print("(wrk's socket errors and timeouts): totals over repetitions.")
@@ -82,14 +85,15 @@ for mode in modes if results else []:
         continue
     print(f"**{mode}**: {MODE_TEXT.get(mode, mode)}")
     print()
-    print("| c | target | req/s | ÷ sqlite | ÷ sqlite-nginx | p50 ms | p99 ms | non-2xx | errors | server-side CPU µs/req (PostgreSQL's part) | busy % server / load |")
-    print("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("| c | target | req/s | ÷ sqlite | ÷ sqlite-nginx | ÷ pgbench | p50 ms | p99 ms | non-2xx | errors | server-side CPU µs/req (PostgreSQL's part) | busy % server / load |")
+    print("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for c in conns:
         for t in order({t for (m, cc, t) in cells if m == mode and cc == c}):
             rs = cells[(mode, c, t)]
             rps = med([float(r["rps"]) for r in rs])
             ratio = paired(mode, c, t, "sqlite") if t != "sqlite" else 1.0
             ratio_n = paired(mode, c, t, "sqlite-nginx") if t == "pg2-nginx" else None
+            ratio_pg = paired(mode, c, t, "pgbench") if t in ("pg", "pg2-nginx") else None
             p50 = med([float(r["p50_us"]) / 1e3 for r in rs])
             p99 = med([float(r["p99_us"]) / 1e3 for r in rs])
             non2xx = sum(int(r["non2xx"]) for r in rs)
@@ -99,6 +103,7 @@ for mode in modes if results else []:
             busy = f"{fmt(med([float(r['cpu_server_pct']) for r in rs]))} / {fmt(med([float(r['cpu_load_pct']) for r in rs]))}"
             bold = "**" if t != "sqlite" else ""
             print(f"| {c} | {TARGET_TEXT.get(t, t)} | {fmt(rps)} | {bold}{fmt(ratio, 2)}{bold} | {fmt(ratio_n, 2)} | "
+                  f"{'**' + fmt(ratio_pg, 2) + '**' if ratio_pg is not None else '-'} | "
                   f"{fmt(p50, 2)} | {fmt(p99, 2)} | {non2xx} | {errors} | {fmt(upr, 0)}{f' ({pgr:.0f})' if pgr else ''} | {busy} |")
     print()
 

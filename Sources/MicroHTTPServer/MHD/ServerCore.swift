@@ -168,7 +168,8 @@ final class ServerCore: Sendable {
                 return .admission(decision)
             }
         case .proceed(let limit):
-            let maxBodyBytes = limit ?? configuration.maxBodyBytes
+            // A route may ask for less than the server reads at most, never for more.
+            let maxBodyBytes = min(limit ?? configuration.maxBodyBytes, configuration.maxBodyBytes)
             context.maxBodyBytes = maxBodyBytes
             context.phase = .receiving
             switch context.framing {

@@ -14,10 +14,12 @@ struct LogPart: ServicePart {
 /// write in flight has committed.
 struct StorePart: ServicePart {
     let store: any Store
+    let logger: Logger
     var name: String { "store" }
     func start() async throws {
         // Opening blocks (a migration, a connection): off the cooperative pool.
         try await runOffThePool { [store] in try store.start() }
+        for notice in store.startNotices { logger.warning("store", ["notice": .string(notice)]) }
     }
     func stop() async { await store.close() }
 }

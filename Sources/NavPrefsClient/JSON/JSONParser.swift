@@ -77,7 +77,8 @@ struct JSONParser {
         var runStart = index
         func flush(_ end: Int) throws(NavPrefsError) {
             guard runStart < end else { return }
-            guard let run = String(validating: bytes[runStart..<end], as: UTF8.self) else { throw fail("invalid UTF-8") }
+            // Foundation's check rather than `String(validating:)`, which needs iOS 18 / macOS 15.
+            guard let run = String(bytes: bytes[runStart..<end], encoding: .utf8) else { throw fail("invalid UTF-8") }
             scalars.append(contentsOf: run.unicodeScalars)
         }
         while let byte = peek() {

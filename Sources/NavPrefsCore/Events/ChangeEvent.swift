@@ -9,6 +9,8 @@ public enum EventType: String, Sendable, CaseIterable {
     case reset
     /// Not logged: the last event of every stream when the server shuts down; reconnect.
     case shutdown
+    /// Not logged: the last event of a stream whose token was revoked; do not reconnect with it.
+    case revoked
 }
 
 /// A change as it is written to the event log, in the same transaction as the change itself.

@@ -41,7 +41,7 @@ public enum EventFilterError: Error, Hashable, CustomStringConvertible {
 
 extension EventType {
     /// Types that describe the stream rather than a change; never filtered out, never logged.
-    public var isControl: Bool { self == .reset || self == .shutdown }
+    public var isControl: Bool { self == .reset || self == .shutdown || self == .revoked }
 
     /// The types subscribers can filter on.
     public static var changeTypes: [EventType] { allCases.filter { !$0.isControl } }

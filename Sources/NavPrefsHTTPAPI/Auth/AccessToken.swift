@@ -33,6 +33,11 @@ public enum AccessToken {
         return formatter.string(from: Date(timeIntervalSince1970: Double(milliseconds) / 1000))
     }
 
+    /// Whether `text` has the shape of a token id: 12 lowercase hex characters.
+    static func isWellFormedID(_ text: Substring) -> Bool {
+        text.utf8.count == 12 && text.utf8.allSatisfy { ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) }
+    }
+
     /// The id a well-formed token carries, or `nil` for anything else (then no lookup is made).
     static func id(of token: String) -> String? {
         let bytes = Array(token.utf8)
@@ -50,25 +55,43 @@ public enum AccessToken {
 }
 
 /// Short-lived tokens for event streams, which browsers' EventSource opens without headers:
-/// `nps_<expiry>_<profile hex>_<hmac>`, signed with a key all instances share (kept in the
-/// store), valid for one profile's events until `expiry` (seconds since 1970).
+/// `nps_<expiry>_<profile hex>_<issuer>_<hmac>`, signed with a key all instances share, valid for
+/// one profile's events until `expiry` (seconds since 1970). `issuer` is the id of the access
+/// token that asked for it (`open` when none was needed), so revoking that token revokes the
+/// stream token too, and the streams it opened.
 enum StreamToken {
     static let prefix = "nps_"
     static let lifetimeSeconds: Int64 = 900
+    /// Clocks of instances may differ this much: an expiry further ahead than the lifetime plus
+    /// this was not made by any instance.
+    static let clockSkewSeconds: Int64 = 60
+    /// The issuer of a token made while no token was needed.
+    static let openIssuer = "open"
 
-    static func make(profile: ProfileName, expiry: Int64, key: String) -> String {
-        let body = "\(expiry)_" + Crypto.hex(Array(profile.rawValue.utf8))
+    /// What a valid stream token grants.
+    struct Grant: Equatable {
+        let profile: ProfileName
+        /// The access token's id, or ``openIssuer``.
+        let issuer: String
+        let expiry: Int64
+    }
+
+    static func make(profile: ProfileName, issuer: String?, expiry: Int64, key: String) -> String {
+        let body = "\(expiry)_" + Crypto.hex(Array(profile.rawValue.utf8)) + "_" + (issuer ?? openIssuer)
         return prefix + body + "_" + Crypto.hmacSHA256Hex(key: key, body)
     }
 
-    /// The profile `token` was issued for, if its signature holds and it has not expired.
-    static func profile(of token: String, key: String, now: Int64) -> ProfileName? {
-        guard token.hasPrefix(prefix) else { return nil }
+    /// What `token` grants, if its signature holds and its expiry lies between `now` and the
+    /// longest lifetime any instance gives.
+    static func grant(of token: String, key: String, now: Int64) -> Grant? {
+        guard token.hasPrefix(prefix), token.utf8.count <= 700 else { return nil }
         let parts = token.dropFirst(prefix.count).split(separator: "_", omittingEmptySubsequences: false)
-        guard parts.count == 3, let expiry = Int64(parts[0]), expiry >= now, parts[1].count % 2 == 0, parts[1].count <= 512
+        guard parts.count == 4, let expiry = Int64(parts[0]), expiry >= now, expiry <= now + lifetimeSeconds + clockSkewSeconds,
+              parts[1].count % 2 == 0, parts[1].count <= 512,
+              parts[2] == Substring(openIssuer) || AccessToken.isWellFormedID(parts[2])
         else { return nil }
-        let body = "\(parts[0])_\(parts[1])"
-        guard Crypto.constantTimeEqual(Crypto.hmacSHA256Hex(key: key, body), String(parts[2])) else { return nil }
+        let body = "\(parts[0])_\(parts[1])_\(parts[2])"
+        guard Crypto.constantTimeEqual(Crypto.hmacSHA256Hex(key: key, body), String(parts[3])) else { return nil }
         var bytes: [UInt8] = []
         var index = parts[1].startIndex
         while index < parts[1].endIndex {
@@ -77,6 +100,7 @@ enum StreamToken {
             bytes.append(byte)
             index = next
         }
-        return try? ProfileName(String(decoding: bytes, as: UTF8.self))
+        guard let profile = try? ProfileName(String(decoding: bytes, as: UTF8.self)) else { return nil }
+        return Grant(profile: profile, issuer: String(parts[2]), expiry: expiry)
     }
 }

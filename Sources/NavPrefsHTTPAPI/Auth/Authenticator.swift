@@ -6,13 +6,14 @@ import NavPrefsStore
 import Synchronization
 
 /// Who may call what. With no token in the store the API is open (the service then listens on
-/// loopback only, unless told otherwise: see ``Configuration``); once a token exists, every
-/// route but health and readiness needs one: a profile token for its own profile's routes, an
-/// admin token for everything. Another profile's routes answer 404, exactly as for a profile
-/// that does not exist, so a token never learns which other profiles exist.
+/// loopback only, unless told otherwise: see `Configuration`); once a token exists, every route
+/// but health and readiness needs one: a profile token for its own profile's routes, an admin
+/// token for everything. Another profile's routes answer 404, exactly as for a profile that does
+/// not exist, so a token never learns which other profiles exist.
 ///
 /// Tokens are looked up by the public id they carry and compared by SHA-256 in constant time.
-/// Lookups are cached for ``cacheTTL``: a token revoked on another instance stops working there
+/// Lookups are cached for ``cacheTTL``, and the whole list is read again every ``cacheTTL``: a
+/// token revoked on another instance stops working here, and the event streams it opened end,
 /// within that time (at once on the instance that revoked it).
 final class Authenticator: Sendable {
     /// What a route needs.
@@ -25,17 +26,31 @@ final class Authenticator: Sendable {
         case events(String)
     }
 
-    /// What ``decide(_:)`` concluded without waiting, or the check that needs the store.
+    /// Who is calling: the id of the access token that vouched for the request (directly, or
+    /// through a stream token it issued); `nil` when no token was needed.
+    struct Caller: Sendable, Equatable {
+        let tokenID: String?
+        static let anonymous = Caller(tokenID: nil)
+    }
+
+    /// What ``decide(method:template:parameters:values:head:)`` concluded without waiting, or
+    /// the check that needs the store.
     enum Decision {
-        case allow
+        case allow(Caller)
         case deny(APIError)
-        /// The token needs a look in the store; answers the denial, if any.
-        case check(@Sendable () async throws(StoreError) -> APIError?)
+        /// The token needs a look in the store.
+        case check(@Sendable () async throws(StoreError) -> Verdict)
+    }
+
+    enum Verdict {
+        case allow(Caller)
+        case deny(APIError)
     }
 
     static let cacheTTL: Duration = .seconds(5)
     static let streamKeyName = "stream-token-key"
     static let streamCookie = "navprefs_stream"
+    static let maxCached = 10_000
 
     private struct Cached {
         let record: TokenRecord?
@@ -58,16 +73,18 @@ final class Authenticator: Sendable {
         }
     }
 
-    static let maxCached = 10_000
-
     private let store: any TokenStore
     /// Authentication even with no token stored: the service listens beyond loopback.
     let alwaysRequired: Bool
+    /// Mixed into the stream-token key, from a file outside the database (`--stream-secret-file`):
+    /// with it, someone who can only read the database cannot forge stream tokens.
+    private let streamSecret: String?
     private let state = Mutex(State())
 
-    init(store: any TokenStore, alwaysRequired: Bool) {
+    init(store: any TokenStore, alwaysRequired: Bool, streamSecret: String? = nil) {
         self.store = store
         self.alwaysRequired = alwaysRequired
+        self.streamSecret = streamSecret
     }
 
     /// Whether requests need a token right now.
@@ -76,50 +93,92 @@ final class Authenticator: Sendable {
     /// Whether any token was stored at the last look.
     var hasTokens: Bool { state.withLock { $0.hasTokens } }
 
-    /// Reads whether any token exists; called at start and then every ``cacheTTL``, so tokens
-    /// created by another instance or the command line turn authentication on here too.
-    func refresh() async {
-        guard let tokens = try? await store.tokens() else { return }
-        state.withLock { $0.hasTokens = !tokens.isEmpty }
+    /// Reads every token: whether any exists, and the ids that do. Called at start and then
+    /// every ``cacheTTL``, so tokens created elsewhere (another instance, the command line) turn
+    /// authentication on here too, and tokens revoked elsewhere are forgotten. Answers the ids
+    /// that exist, or `nil` when the store could not say.
+    @discardableResult
+    func refresh() async -> Set<String>? {
+        guard let tokens = try? await store.tokens() else { return nil }
+        let ids = Set(tokens.map(\.id))
+        let now = ContinuousClock.now
+        state.withLock { state in
+            state.hasTokens = !tokens.isEmpty
+            for (id, cached) in state.tokens where cached.record != nil && !ids.contains(id) {
+                state.remember(nil, id: id, at: now)
+            }
+        }
+        return ids
     }
 
-    /// The access `request`'s route needs, from its template.
-    static func access(of request: APIRequest) -> Access {
-        let template = request.template
+    /// The access a route needs, from its template and method.
+    static func access(method: String, template: String, profile: String) -> Access {
         if template.hasPrefix("/v1/profiles/{profile}") {
-            let profile = request.parameter("profile")
-            return template == "/v1/profiles/{profile}/events" && request.http.method == "GET" ? .events(profile) : .profile(profile)
+            return template == "/v1/profiles/{profile}/events" && (method == "GET" || method == "HEAD") ? .events(profile) : .profile(profile)
         }
-        if template.hasPrefix("/v1/admin/") || template == "/metrics" { return .admin }
+        // The list of profiles too: names would tell a profile token which other profiles exist.
+        if template.hasPrefix("/v1/admin/") || template == "/metrics" || template == "/v1/profiles" { return .admin }
         return .open
     }
 
-    func decide(_ request: APIRequest) -> Decision {
-        let access = Self.access(of: request)
-        guard access != .open, isRequired else { return .allow }
-        if let bearer = Self.bearerToken(request.http.headers) {
-            guard let id = AccessToken.id(of: bearer) else { return .deny(Self.invalidToken()) }
+    func decide(method: String, template: String, parameters: [String], values: [String], head: HTTPRequestHead) -> Decision {
+        let profile = parameters.firstIndex(of: "profile").map { values[$0] } ?? ""
+        let access = Self.access(method: method, template: template, profile: profile)
+        guard access != .open else { return .allow(.anonymous) }
+        let bearer = Self.bearerToken(head.headers)
+        // Open (no token known): a request without a token passes; one with a token is looked
+        // up, since the token may have been made elsewhere since the last look (the command
+        // line, another instance): then authentication is on from this request.
+        guard isRequired || bearer != nil else { return .allow(.anonymous) }
+        if let bearer {
+            guard let id = AccessToken.id(of: bearer) else { return isRequired ? .deny(Self.invalidToken()) : .allow(.anonymous) }
             let now = ContinuousClock.now
             if let cached = state.withLock({ $0.tokens[id] }), now - cached.fetched < Self.cacheTTL {
-                return Self.judge(bearer, cached.record, access).map(Decision.deny) ?? .allow
+                return Self.judge(bearer, cached.record, access).map(Decision.deny) ?? .allow(Caller(tokenID: id))
             }
-            return .check { [self] () async throws(StoreError) -> APIError? in
+            return .check { [self] () async throws(StoreError) -> Verdict in
                 let record = try await store.token(id: id)
                 // Only tokens that exist are cached: ids a client makes up must not fill memory.
-                if let record { state.withLock { $0.remember(record, id: id, at: ContinuousClock.now) } }
-                return Self.judge(bearer, record, access)
+                if let record {
+                    state.withLock { state in
+                        state.remember(record, id: id, at: ContinuousClock.now)
+                        state.hasTokens = true
+                    }
+                } else if !isRequired {
+                    return .allow(.anonymous)
+                }
+                return Self.judge(bearer, record, access).map(Verdict.deny) ?? .allow(Caller(tokenID: id))
             }
         }
-        if case .events(let profile) = access, let token = Self.streamToken(request.http) {
-            return .check { [self] () async throws(StoreError) -> APIError? in
+        if case .events(let profile) = access, let token = Self.streamToken(head) {
+            return .check { [self] () async throws(StoreError) -> Verdict in
                 let key = try await streamKey()
-                let now = Int64(Date().timeIntervalSince1970)
-                guard let granted = StreamToken.profile(of: token, key: key, now: now) else { return Self.invalidToken() }
-                return granted.rawValue == profile ? nil : Self.notVisible(profile)
+                guard let grant = StreamToken.grant(of: token, key: key, now: Int64(Date().timeIntervalSince1970)) else {
+                    return .deny(Self.invalidToken())
+                }
+                // The token that issued it must still exist: revoking it revokes its stream tokens.
+                var issuer: String?
+                if grant.issuer != StreamToken.openIssuer {
+                    guard try await exists(grant.issuer) else { return .deny(Self.invalidToken()) }
+                    issuer = grant.issuer
+                } else if isRequired {
+                    return .deny(Self.invalidToken())  // made while no token was needed; one is now
+                }
+                return grant.profile.rawValue == profile ? .allow(Caller(tokenID: issuer)) : .deny(Self.notVisible(profile))
             }
         }
         return .deny(APIError(.unauthorized, "This route needs a token: send Authorization: Bearer <token>.",
                               headers: [("WWW-Authenticate", #"Bearer realm="navprefs""#)]))
+    }
+
+    /// Whether the token `id` exists (cached for ``cacheTTL``, like every lookup).
+    private func exists(_ id: String) async throws(StoreError) -> Bool {
+        if let cached = state.withLock({ $0.tokens[id] }), ContinuousClock.now - cached.fetched < Self.cacheTTL {
+            return cached.record != nil
+        }
+        let record = try await store.token(id: id)
+        if let record { state.withLock { $0.remember(record, id: id, at: ContinuousClock.now) } }
+        return record != nil
     }
 
     /// `nil` if `token` is `record`'s and its scope covers `access`; else the answer.
@@ -159,13 +218,15 @@ final class Authenticator: Sendable {
 
     // MARK: Stream tokens
 
-    /// The key stream tokens are signed with, the same on every instance of the database.
+    /// The key stream tokens are signed with, the same on every instance of the database: the
+    /// secret stored in the database, mixed with ``streamSecret`` when the operator gave one.
     func streamKey() async throws(StoreError) -> String {
         if let key = state.withLock({ $0.streamKey }) { return key }
         guard let candidate = Crypto.randomBytes(32).map(Crypto.hex) else {
             throw .internal(reason: "the CSPRNG cannot make a stream-token key")
         }
-        let key = try await store.secret(named: Self.streamKeyName, candidate: candidate)
+        let stored = try await store.secret(named: Self.streamKeyName, candidate: candidate)
+        let key = streamSecret.map { Crypto.hmacSHA256Hex(key: $0, stored) } ?? stored
         state.withLock { $0.streamKey = key }
         return key
     }
@@ -180,9 +241,9 @@ final class Authenticator: Sendable {
     }
 
     /// A stream token from the `access_token` query argument or the `navprefs_stream` cookie.
-    static func streamToken(_ request: HTTPRequest) -> String? {
-        if let token = request.queryValue("access_token"), !token.isEmpty { return token }
-        guard let cookies = request.headers["Cookie"] else { return nil }
+    static func streamToken(_ head: HTTPRequestHead) -> String? {
+        if let token = head.queryValue("access_token"), !token.isEmpty { return token }
+        guard let cookies = head.headers["Cookie"] else { return nil }
         for cookie in cookies.split(separator: ";") {
             let pair = cookie.trimmingCharacters(in: .whitespaces).split(separator: "=", maxSplits: 1)
             if pair.count == 2, pair[0] == streamCookie { return String(pair[1]) }

@@ -14,11 +14,17 @@ import NavPrefsStore
 /// - `POST /v1/profiles/{profile}/events/token`: 201 with a stream token for that profile's
 ///   events, valid for ``StreamToken/lifetimeSeconds``, also set as an HttpOnly cookie scoped to
 ///   the stream's path, since EventSource cannot send an Authorization header.
-/// While no token exists (open mode, loopback only) these routes are open too, so that the
-/// first token can be made over the API; from then on only an admin token may use `/v1/admin`.
+/// While no token exists (open mode), this API makes none (403): the first admin token is made
+/// with the command line (`navprefs tokens create --admin`) by whoever can open the database,
+/// so that whoever merely reaches the port (another local user, a page that got past the Host
+/// and Origin checks) cannot make the only admin token and lock the owner out. From then on
+/// only an admin token may use `/v1/admin`.
 struct TokenRoutes {
     let store: any Store
     let authenticator: Authenticator
+    /// Ends the event streams a revoked token opened (on this instance; others notice within
+    /// ``Authenticator/cacheTTL``).
+    let endStreams: @Sendable (_ issuedBy: String) -> Void
 
     var routes: [Route] {
         [
@@ -30,6 +36,9 @@ struct TokenRoutes {
     }
 
     private func create(_ request: APIRequest) throws(APIError) -> APIResult {
+        guard authenticator.isRequired else {
+            throw APIError(.forbidden, "While no token exists, the first admin token is made with the command line: navprefs tokens create --admin.")
+        }
         let body = try JSONBody.object(of: request.http, allowed: ["profile", "admin", "label"], required: true) ?? [:]
         let profile: ProfileName?
         switch (body["profile"], body["admin"]) {
@@ -89,6 +98,7 @@ struct TokenRoutes {
                 return APIError(.tokenNotFound, "No token has the id '\(id.prefix(80))'.").response(instance: request.http.path)
             }
             authenticator.revoked(id)
+            endStreams(id)
             return HTTPResponse(status: 204)
         }
     }
@@ -96,10 +106,11 @@ struct TokenRoutes {
     private func streamToken(_ request: APIRequest) throws(APIError) -> APIResult {
         let profile = try request.profile()
         let authenticator = self.authenticator
+        let (issuer, secure) = (request.caller.tokenID, request.isSecure)
         return .deferred { () async throws(StoreError) -> HTTPResponse in
             let key = try await authenticator.streamKey()
             let expiry = Int64(Date().timeIntervalSince1970) + StreamToken.lifetimeSeconds
-            let token = StreamToken.make(profile: profile, expiry: expiry, key: key)
+            let token = StreamToken.make(profile: profile, issuer: issuer, expiry: expiry, key: key)
             var body = JSONObjectBuilder()
             body.add("profile", profile.rawValue)
             body.add("token", token)
@@ -108,7 +119,9 @@ struct TokenRoutes {
             response.status = 201
             response.headers.add("Cache-Control", "no-store")
             let path = "/v1/profiles/" + (profile.rawValue.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? "") + "/events"
-            response.headers.add("Set-Cookie", "\(Authenticator.streamCookie)=\(token); Path=\(path); Max-Age=\(StreamToken.lifetimeSeconds); HttpOnly; SameSite=Lax")
+            // Secure when the client reached a trusted proxy over TLS: the cookie never goes out in clear.
+            response.headers.add("Set-Cookie", "\(Authenticator.streamCookie)=\(token); Path=\(path); Max-Age=\(StreamToken.lifetimeSeconds); HttpOnly; SameSite=Strict"
+                                 + (secure ? "; Secure" : ""))
             return response
         }
     }

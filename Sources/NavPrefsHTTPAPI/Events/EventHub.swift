@@ -25,7 +25,9 @@ final class EventHub: Sendable {
 
     private struct Registry: ~Copyable {
         var byProfile: [ProfileName: [Int: Subscriber]] = [:]
-        var perAddress: [String: Int] = [:]
+        /// Streams per limit key: per token when one vouched for them, else per client address
+        /// (behind a trusted proxy, the address it forwarded), so a proxy's users do not share one budget.
+        var perKey: [String: Int] = [:]
         var count = 0
         var nextID = 0
         var closed = false
@@ -62,10 +64,10 @@ final class EventHub: Sendable {
         }
         delivery.name = "sse-delivery"
         delivery.start()
-        let interval = limits.heartbeat.dispatchInterval
+        let tick = heartbeatTick.dispatchInterval
         let stop = stopHeartbeats
         let heartbeats = Thread { [self] in
-            while stop.wait(timeout: .now() + interval) == .timedOut { sendHeartbeats() }
+            while stop.wait(timeout: .now() + tick) == .timedOut { sendHeartbeats() }
             exited.signal()
         }
         heartbeats.name = "sse-heartbeat"
@@ -91,8 +93,13 @@ final class EventHub: Sendable {
     func countSent(_ count: Int) { if count > 0 { sent.add(count, ordering: .relaxed) } }
 
     /// Registers a subscriber, which buffers live events until ``Subscriber/attach(_:opening:lastID:)``.
-    /// - Throws: 503 when the server holds its maximum of streams, 429 when the address does.
-    func register(profile: ProfileName, address: String, filter: EventFilter) throws(APIError) -> Subscriber {
+    /// - Parameters:
+    ///   - issuer: the access token that vouched for the stream (its streams count together);
+    ///     `nil` when none was needed, then `client` (the client's address) counts them.
+    /// - Throws: 503 when the server holds its maximum of streams, 429 when the token or address does.
+    func register(profile: ProfileName, client: String, issuer: String?, filter: EventFilter) throws(APIError) -> Subscriber {
+        let limitKey = issuer.map { "token:" + $0 } ?? client
+        let holder = issuer.map { "The token \($0)" } ?? client
         let outcome: Result<Subscriber, APIError> = registry.withLock { registry in
             if registry.closed {
                 return .failure(APIError(.shuttingDown, "The server is shutting down; reconnect to another instance.",
@@ -102,15 +109,16 @@ final class EventHub: Sendable {
                 return .failure(APIError(.tooManySubscribers, "The server holds its maximum of \(limits.maxSubscribers) event streams.",
                                          headers: [("Retry-After", "5")]))
             }
-            guard registry.perAddress[address, default: 0] < limits.maxSubscribersPerAddress else {
+            guard registry.perKey[limitKey, default: 0] < limits.maxSubscribersPerAddress else {
                 return .failure(APIError(.tooManyStreamsFromClient,
-                                         "\(address) already holds \(limits.maxSubscribersPerAddress) event streams; close one first.",
+                                         "\(holder) already holds \(limits.maxSubscribersPerAddress) event streams; close one first.",
                                          headers: [("Retry-After", "5")]))
             }
             registry.nextID += 1
-            let subscriber = Subscriber(id: registry.nextID, profile: profile, address: address, filter: filter)
+            let subscriber = Subscriber(id: registry.nextID, profile: profile, limitKey: limitKey, issuer: issuer, filter: filter,
+                                        quietSince: quietSince(ofNew: registry.nextID))
             registry.byProfile[profile, default: [:]][subscriber.id] = subscriber
-            registry.perAddress[address, default: 0] += 1
+            registry.perKey[limitKey, default: 0] += 1
             registry.count += 1
             return .success(subscriber)
         }
@@ -121,8 +129,8 @@ final class EventHub: Sendable {
         registry.withLock { registry in
             guard registry.byProfile[subscriber.profile]?.removeValue(forKey: subscriber.id) != nil else { return }
             if registry.byProfile[subscriber.profile]?.isEmpty == true { registry.byProfile[subscriber.profile] = nil }
-            registry.perAddress[subscriber.address, default: 1] -= 1
-            if registry.perAddress[subscriber.address] == 0 { registry.perAddress[subscriber.address] = nil }
+            registry.perKey[subscriber.limitKey, default: 1] -= 1
+            if registry.perKey[subscriber.limitKey] == 0 { registry.perKey[subscriber.limitKey] = nil }
             registry.count -= 1
         }
     }
@@ -131,20 +139,70 @@ final class EventHub: Sendable {
     private func deliver(_ events: [LoggedEvent]) {
         var byProfile: [ProfileName: [(event: LoggedEvent, frame: [UInt8])]] = [:]
         for event in events { byProfile[event.profile, default: []].append((event, SSEFrame.event(event))) }
+        let now = StreamClock.now()
         for (profile, framed) in byProfile {
             let subscribers = registry.withLock { $0.byProfile[profile].map { Array($0.values) } ?? [] }
             var written = 0
-            for subscriber in subscribers { written += subscriber.deliver(framed) }
+            for subscriber in subscribers { written += subscriber.deliver(framed, at: now) }
             countSent(written)
         }
     }
 
-    /// A comment line to every stream: keeps proxies from closing idle streams, and is how a
-    /// client that vanished is noticed (a suspended connection sees nothing until a write fails).
+    // MARK: Heartbeats
+
+    /// Rounds per heartbeat interval. Each round writes a comment to the streams that have been
+    /// quiet for the interval less one round, so no stream stays silent longer than the
+    /// interval (E-6), busy streams get none, and idle ones fall due in different rounds.
+    static let heartbeatRounds = 16
+
+    private var heartbeatTick: Duration { limits.heartbeat / Self.heartbeatRounds }
+
+    /// A new stream counts as quiet since up to one interval ago, by its id: streams opened
+    /// together (a deploy, a reconnect storm) then get their heartbeats spread over the
+    /// interval instead of all in one round. Earlier, never later: E-6 holds from the start.
+    private func quietSince(ofNew id: Int) -> Int64 {
+        StreamClock.now() - Int64(id % Self.heartbeatRounds) * heartbeatTick.nanoseconds
+    }
+
+    /// A comment line to every stream quiet for the interval: keeps proxies from closing idle
+    /// streams, and is how a client that vanished is noticed (a suspended connection sees
+    /// nothing until a write fails).
     private func sendHeartbeats() {
         let frame = SSEFrame.comment("heartbeat")
+        let now = StreamClock.now()
+        let quiet = limits.heartbeat.nanoseconds - heartbeatTick.nanoseconds
         let all = registry.withLock { $0.byProfile.values.flatMap { $0.values } }
-        for subscriber in all where !subscriber.heartbeat(frame) {
+        for subscriber in all where !subscriber.heartbeat(frame, at: now, ifQuietFor: quiet) {
+            remove(subscriber)
+        }
+    }
+
+    /// The access tokens that vouched for open streams.
+    var issuers: Set<String> {
+        registry.withLock { Set($0.byProfile.values.flatMap { $0.values.compactMap(\.issuer) }) }
+    }
+
+    /// Ends the streams that `issuedBy` vouched for, with a final `revoked` event: the token
+    /// was revoked, so the stream is too (a client must not reconnect with it).
+    func endStreams(issuedBy id: String) {
+        endStreams { $0 == id }
+    }
+
+    /// Ends the streams whose token is not among `existing` (revoked elsewhere).
+    func endStreams(notIssuedByAnyOf existing: Set<String>) {
+        endStreams { !existing.contains($0) }
+    }
+
+    private func endStreams(where revoked: (String) -> Bool) {
+        let ended = registry.withLock { registry in
+            registry.byProfile.values.flatMap { $0.values.filter { $0.issuer.map(revoked) ?? false } }
+        }
+        guard !ended.isEmpty else { return }
+        var data = JSONObjectBuilder()
+        data.add("reason", "the token this stream was opened with was revoked")
+        let frame = SSEFrame.control(.revoked, data: data.json)
+        for subscriber in ended {
+            subscriber.close(after: frame)
             remove(subscriber)
         }
     }
@@ -165,5 +223,6 @@ final class EventHub: Sendable {
 
 extension Duration {
     var milliseconds: Int64 { components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000 }
+    var nanoseconds: Int64 { components.seconds * 1_000_000_000 + components.attoseconds / 1_000_000_000 }
     var dispatchInterval: DispatchTimeInterval { .milliseconds(Int(clamping: max(1, milliseconds))) }
 }

@@ -2,6 +2,16 @@ import MicroHTTPServer
 import NavPrefsCore
 import Synchronization
 
+/// Monotonic nanoseconds since the process' first use of it: cheap to store in an atomic.
+enum StreamClock {
+    private static let epoch = ContinuousClock.now
+
+    static func now() -> Int64 {
+        let elapsed = (ContinuousClock.now - epoch).components
+        return elapsed.seconds * 1_000_000_000 + elapsed.attoseconds / 1_000_000_000
+    }
+}
+
 /// One SSE stream of a profile's events.
 ///
 /// It starts by buffering live events while its replay is read from the log, then writes the
@@ -24,23 +34,35 @@ final class Subscriber: Sendable {
 
     let id: Int
     let profile: ProfileName
-    let address: String
+    /// What its stream counts against: its token (`token:<id>`) or its client's address.
+    let limitKey: String
+    /// The access token that vouched for the stream, directly or by a stream token it issued.
+    let issuer: String?
     let filter: EventFilter
     let registeredAt = ContinuousClock.now
     private let state = Mutex(State())
+    /// When its stream was last written to (``StreamClock`` nanoseconds), read without the lock
+    /// by the heartbeat round: a stream that carried anything within the interval needs no
+    /// heartbeat.
+    private let lastWrite: Atomic<Int64>
 
-    init(id: Int, profile: ProfileName, address: String, filter: EventFilter) {
+    /// - Parameter quietSince: when the stream counts as last written to; the hub backdates it
+    ///   by up to one heartbeat interval, so that streams opened together do not all fall due in
+    ///   the same round.
+    init(id: Int, profile: ProfileName, limitKey: String, issuer: String?, filter: EventFilter, quietSince: Int64 = StreamClock.now()) {
         self.id = id
         self.profile = profile
-        self.address = address
+        self.limitKey = limitKey
+        self.issuer = issuer
         self.filter = filter
+        lastWrite = Atomic(quietSince)
     }
 
     /// Takes live events (in commit order, possibly ones it knows already) with their frames,
     /// which are built once for every subscriber. Answers how many it wrote to its stream.
     @discardableResult
-    func deliver(_ events: [(event: LoggedEvent, frame: [UInt8])]) -> Int {
-        state.withLock { state in
+    func deliver(_ events: [(event: LoggedEvent, frame: [UInt8])], at now: Int64) -> Int {
+        let written = state.withLock { state -> Int in
             switch state.phase {
             case .starting(var pending):
                 pending.append(contentsOf: events.map(\.event))
@@ -59,6 +81,8 @@ final class Subscriber: Sendable {
                 return 0
             }
         }
+        if written > 0 { lastWrite.store(now, ordering: .relaxed) }
+        return written
     }
 
     /// Goes live on `stream`: writes `opening` (retry hint, reset or position, replayed events
@@ -82,12 +106,17 @@ final class Subscriber: Sendable {
         }
     }
 
-    /// Writes a heartbeat comment; `false` once the stream is gone, or if it never started
-    /// (its request failed or its client left before the answer was queued).
-    func heartbeat(_ frame: [UInt8]) -> Bool {
-        state.withLock { state in
+    /// Writes a heartbeat comment if nothing was written for `idle` nanoseconds; `false` once
+    /// the stream is gone, or if it never started (its request failed or its client left
+    /// before the answer was queued). A busy stream is left alone: its next event notices a
+    /// client that went away.
+    func heartbeat(_ frame: [UInt8], at now: Int64, ifQuietFor idle: Int64) -> Bool {
+        guard now - lastWrite.load(ordering: .relaxed) >= idle else { return true }
+        return state.withLock { state in
             switch state.phase {
-            case .live(let stream): return stream.write(frame)
+            case .live(let stream):
+                lastWrite.store(now, ordering: .relaxed)
+                return stream.write(frame)
             case .starting: return ContinuousClock.now - registeredAt < .seconds(60)
             case .closed: return false
             }

@@ -19,8 +19,8 @@ struct DefaultsRoutes {
     var routes: [Route] {
         [
             Route("GET", Self.resource, read),
-            Route("PUT", Self.resource) { request throws(APIError) in try write(request, merging: false) },
-            Route("PATCH", Self.resource) { request throws(APIError) in try write(request, merging: true) },
+            Route("PUT", Self.resource, maxBodyBytes: Route.largeBody) { request throws(APIError) in try write(request, merging: false) },
+            Route("PATCH", Self.resource, maxBodyBytes: Route.largeBody) { request throws(APIError) in try write(request, merging: true) },
         ]
     }
 

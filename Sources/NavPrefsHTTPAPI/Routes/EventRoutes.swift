@@ -29,8 +29,10 @@ struct EventRoutes {
         // The same events as one JSON page, for clients that cannot hold a stream open.
         if EventPage.isWanted(request.http) { return try EventPage.read(request, profile: profile, filter: filter, store: store) }
         _ = try EventPage.bounds(of: request.http)
+        // HEAD: the stream's headers, and no stream (nothing registered, nothing replayed).
+        if request.http.method == "HEAD" { return .immediate(HTTPResponse(status: 200, headers: Self.streamHeaders, body: .stream { _ in })) }
         let lastEventID = request.http.headers["Last-Event-ID"] ?? request.http.queryValue("last_event_id")
-        let subscriber = try hub.register(profile: profile, address: request.http.remoteAddress ?? "-", filter: filter)
+        let subscriber = try hub.register(profile: profile, client: request.client, issuer: request.caller.tokenID, filter: filter)
         let store = self.store, hub = self.hub
         return .deferred { () async throws(StoreError) -> HTTPResponse in
             let opening: Opening
@@ -41,16 +43,24 @@ struct EventRoutes {
                 hub.remove(subscriber)
                 throw error
             }
-            var headers = HTTPHeaders(reservingCapacity: 8)
-            headers.add("Content-Type", "text/event-stream")
-            headers.add("Cache-Control", "no-cache")
-            headers.add("X-Accel-Buffering", "no")  // nginx would otherwise buffer the stream
-            return HTTPResponse(status: 200, headers: headers, body: .stream { stream in
+            return HTTPResponse(status: 200, headers: Self.streamHeaders, body: .stream { stream in
                 stream.onTermination { _ in hub.remove(subscriber) }
                 hub.countSent(opening.eventCount + subscriber.attach(stream, opening: opening.bytes, lastID: opening.lastID))
             })
         }
     }
+
+    static var streamHeaders: HTTPHeaders {
+        var headers = HTTPHeaders(reservingCapacity: 8)
+        headers.add("Content-Type", "text/event-stream")
+        headers.add("Cache-Control", "no-cache")
+        headers.add("X-Accel-Buffering", "no")  // nginx would otherwise buffer the stream
+        return headers
+    }
+
+    /// Events read from the log at a time while replaying: with values of up to 64 KiB, a page
+    /// holds at most about 2 MiB, and the replay stops as soon as it passes its byte limit.
+    static let replayPage = 32
 
     /// What a stream starts with, and the id it has covered.
     struct Opening: Sendable {
@@ -76,7 +86,7 @@ struct EventRoutes {
             var lastWritten = after
             var replayed = 0
             while cursor < bounds.latest {
-                let page = try await store.events(of: profile, after: cursor, limit: 500)
+                let page = try await store.events(of: profile, after: cursor, limit: Self.replayPage)
                 guard let first = page.first, first.id == cursor + 1 else {
                     // Pruned between reading the bounds and the events: the log cannot continue.
                     return reset(.expired, profile: profile, given: lastEventID, bounds: bounds, after: bounds.latest, retry: retry)
@@ -87,9 +97,10 @@ struct EventRoutes {
                     bytes += SSEFrame.event(event)
                     lastWritten = event.id
                     replayed += 1
-                }
-                if bytes.count > limits.maxReplayBytes {
-                    return reset(.tooFarBehind, profile: profile, given: lastEventID, bounds: bounds, after: bounds.latest, retry: retry)
+                    // Checked per event: a stream never holds more than its limit plus one event.
+                    if bytes.count > limits.maxReplayBytes {
+                        return reset(.tooFarBehind, profile: profile, given: lastEventID, bounds: bounds, after: bounds.latest, retry: retry)
+                    }
                 }
             }
             // Events the filter left out still move the client's position past them.

@@ -21,9 +21,9 @@ struct PreferenceRoutes {
     var routes: [Route] {
         [
             Route("GET", Self.collection, list),
-            Route("PATCH", Self.collection, patch),
+            Route("PATCH", Self.collection, maxBodyBytes: Route.largeBody, patch),
             Route("GET", Self.item, read),
-            Route("PUT", Self.item, write),
+            Route("PUT", Self.item, maxBodyBytes: 80 << 10, write),
             Route("DELETE", Self.item, remove),
         ]
     }

@@ -9,6 +9,12 @@ public struct APIRequest: Sendable {
     public let template: String
     let parameterNames: [String]
     let parameterValues: [String]
+    /// Who vouched for the request (the access token's id), if anyone had to.
+    let caller: Authenticator.Caller
+    /// The client's address: the peer's, or the one a trusted proxy forwarded.
+    let client: String
+    /// Whether the client reached a trusted proxy over TLS.
+    let isSecure: Bool
 
     /// The value of template parameter `name` (always present once routed).
     func parameter(_ name: String) -> String {

@@ -52,6 +52,11 @@ struct Router: Sendable {
         var path = path
         return path.withUTF8 { bytes in
             guard bytes.first == UInt8(ascii: "/") else { return .notFound }
+            // `/` has no segments (the loop below would see one empty segment): the template `/`.
+            if bytes.count == 1 {
+                guard let root = resources.first(where: { $0.segments.isEmpty }) else { return .notFound }
+                return found(root, method: method, parameters: [])
+            }
             // The path's segments as byte ranges (at most 16; no template is deeper).
             return withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: 16) { ranges in
                 var count = 0
@@ -136,18 +141,28 @@ struct Router: Sendable {
     }
 }
 
-/// One operation: a method on a path template, and its handler.
+/// One operation: a method on a path template, its body limit, and its handler.
 struct Route: Sendable {
     let method: String
     let template: String
     let handler: @Sendable (APIRequest) throws(APIError) -> APIResult
     /// The names of the template's parameters, in order.
     let parameterNames: [String]
+    /// The largest body the operation reads (413 beyond it, before the upload when the size is
+    /// declared): a counter step needs bytes, not a megabyte. The server's own limit still applies.
+    let maxBodyBytes: Int
 
-    init(_ method: String, _ template: String, _ handler: @escaping @Sendable (APIRequest) throws(APIError) -> APIResult) {
+    /// What most operations need: a small JSON object.
+    static let smallBody = 4 << 10
+    /// Whole navigation stacks and sets of preferences: the server's own limit decides.
+    static let largeBody = Int.max
+
+    init(_ method: String, _ template: String, maxBodyBytes: Int = Route.smallBody,
+         _ handler: @escaping @Sendable (APIRequest) throws(APIError) -> APIResult) {
         self.method = method
         self.template = template
         self.handler = handler
+        self.maxBodyBytes = maxBodyBytes
         parameterNames = template.split(separator: "/").filter { $0.hasPrefix("{") }.map { String($0.dropFirst().dropLast()) }
     }
 }

@@ -14,6 +14,13 @@ public protocol SQLDialect {
     static var applyCounter: String { get }
     /// The dialect's ``StoreStatement/appendEvent`` (PostgreSQL also notifies other instances).
     static var appendEvent: String { get }
+    /// `expression` as compared and ordered by its UTF-8 bytes, whatever the database's
+    /// collation: listings and exports come in one order from every store.
+    static func byteOrder(_ expression: String) -> String
+    /// A table named `alias` of the rows in parameter `$parameter`: a JSON array holding one
+    /// array per row, whose elements are the `columns` in order (strings, integers or null).
+    /// One statement imports a whole batch, instead of a round trip per row.
+    static func rows(_ parameter: Int, alias: String, columns: [(name: String, type: ListElement)]) -> String
 }
 
 extension SQLDialect {
@@ -114,6 +121,11 @@ extension StoreStatement {
             WHERE p.name = $1
             ORDER BY s.created_seq
             """
+        case .listProfiles:
+            """
+            SELECT name, created_at, last_event_id FROM profiles
+            WHERE \(dialect.byteOrder("name")) > $1 ORDER BY \(dialect.byteOrder("name")) LIMIT $2
+            """
         case .eventLogBounds:
             "SELECT (SELECT last_event_id FROM profiles WHERE name = $1), (SELECT min(id) FROM events WHERE profile = $1)"
         case .eventsAfter:
@@ -156,6 +168,11 @@ extension StoreStatement {
             "SELECT profile, id FROM sessions WHERE updated_at < \(dialect.now) - $1 ORDER BY updated_at LIMIT $2"
         case .idleSessionForUpdate:
             "SELECT version FROM sessions WHERE profile = $1 AND id = $2 AND updated_at < \(dialect.now) - $3" + dialect.forUpdate
+        case .exportProfiles, .exportPreferences, .exportSessions, .exportSecrets, .contentCounts, .marker, .setMarker, .deleteMarker,
+             .clearEvents, .clearSessions, .clearDefaults, .clearPreferences, .clearProfiles, .resetDefaultProfile, .clearTokens,
+             .clearSecrets, .importProfiles, .importPreferences, .importDefaults, .importSessions, .importEvents, .importTokens,
+             .importSecrets:
+            transferSQL(in: dialect)
         }
     }
 }

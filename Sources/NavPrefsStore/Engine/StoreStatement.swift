@@ -64,6 +64,12 @@ public enum StoreStatement: Sendable, Hashable, CaseIterable {
     /// profile none.
     case listSessions
 
+    // MARK: Profiles
+
+    /// (after, limit) → name, created_at, last_event_id of the profiles whose names sort after
+    /// `after` byte by byte, in that order, at most `limit`.
+    case listProfiles
+
     // MARK: The event log
 
     /// (profile, id, type, data) → the commit time (milliseconds since 1970) of the new entry.
@@ -115,4 +121,60 @@ public enum StoreStatement: Sendable, Hashable, CaseIterable {
     /// (profile, id, idle in ms) → version, when the session is still unchanged for longer than
     /// `idle`; the row stays locked until the transaction ends.
     case idleSessionForUpdate
+
+    // MARK: Moving a store: export, import, and what an import leaves unfinished
+    // (SQL in TransferStatements.swift; rows parameters are JSON arrays of row arrays,
+    // read with ``SQLDialect/rows(_:alias:columns:)``)
+
+    /// (after, limit) → name, created_at, last_event_id, defaults_version, preferences_version of
+    /// the profiles whose names come after `after` in byte order, in byte order, at most `limit`.
+    case exportProfiles
+    /// (profile) → key, value (JSON text, NULL: a tombstone), version of every stored value and
+    /// tombstone, keys in byte order.
+    case exportPreferences
+    /// (profile) → id, state JSON, version, created_seq, created_at, label, updated_at of every
+    /// session, oldest first.
+    case exportSessions
+    /// () → name, value of every shared secret, names in byte order.
+    case exportSecrets
+    /// () → profiles holding anything (every profile but a `default` never written to), tokens, secrets.
+    case contentCounts
+    /// (name) → value of a marker (see ``setMarker``).
+    case marker
+    /// (name, value): records that an operation began (an import), replacing an earlier record.
+    case setMarker
+    /// (name): the operation finished.
+    case deleteMarker
+    /// (): deletes every event.
+    case clearEvents
+    /// (): deletes every session.
+    case clearSessions
+    /// (): deletes every registered default.
+    case clearDefaults
+    /// (): deletes every stored value and tombstone.
+    case clearPreferences
+    /// (): deletes every profile but `default`.
+    case clearProfiles
+    /// (): makes `default` a profile never written to again.
+    case resetDefaultProfile
+    /// (): deletes every access token.
+    case clearTokens
+    /// (): deletes every shared secret.
+    case clearSecrets
+    /// (rows of name, created_at, last_event_id, defaults_version, preferences_version): creates
+    /// the profiles, or overwrites them (`default` exists in every store).
+    case importProfiles
+    /// (rows of profile, key, value JSON text or null for a tombstone, version).
+    case importPreferences
+    /// (rows of profile, key, value JSON text, position).
+    case importDefaults
+    /// (rows of profile, id, state JSON, version, depth, root, top, created_seq, created_at, label
+    /// or null, updated_at).
+    case importSessions
+    /// (rows of profile, id, type, data, created_at).
+    case importEvents
+    /// (rows of id, hash, profile or null, label, created_at).
+    case importTokens
+    /// (rows of name, value).
+    case importSecrets
 }

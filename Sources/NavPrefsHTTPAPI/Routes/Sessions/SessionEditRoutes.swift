@@ -13,11 +13,11 @@ struct SessionEditRoutes {
 
     var routes: [Route] {
         [
-            Route("PUT", Self.base + "/screens/{screenId}", replaceScreen),
-            Route("PUT", Self.base + "/screens/{screenId}/navigation-item", setNavigationItem),
-            Route("PUT", Self.base + "/appearance", setAppearance),
-            Route("PUT", Self.base + "/options", setOptions),
-            Route("POST", Self.base + "/present", present),
+            Route("PUT", Self.base + "/screens/{screenId}", maxBodyBytes: Route.largeBody, replaceScreen),
+            Route("PUT", Self.base + "/screens/{screenId}/navigation-item", maxBodyBytes: Route.largeBody, setNavigationItem),
+            Route("PUT", Self.base + "/appearance", maxBodyBytes: Route.largeBody, setAppearance),
+            Route("PUT", Self.base + "/options", maxBodyBytes: Route.largeBody, setOptions),
+            Route("POST", Self.base + "/present", maxBodyBytes: Route.largeBody, present),
             Route("POST", Self.base + "/dismiss", dismiss),
         ]
     }

@@ -15,7 +15,7 @@ struct SessionRoutes {
 
     var routes: [Route] {
         [
-            Route("POST", Self.collection, create),
+            Route("POST", Self.collection, maxBodyBytes: Route.largeBody, create),
             Route("GET", Self.collection, list),
             Route("GET", Self.resource, read),
             Route("DELETE", Self.resource, delete),

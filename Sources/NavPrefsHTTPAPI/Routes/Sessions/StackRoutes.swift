@@ -13,11 +13,11 @@ struct StackRoutes {
 
     var routes: [Route] {
         [
-            Route("POST", Self.base + "/push", push),
+            Route("POST", Self.base + "/push", maxBodyBytes: Route.largeBody, push),
             Route("POST", Self.base + "/pop", pop),
             Route("POST", Self.base + "/pop-to-root", popToRoot),
             Route("POST", Self.base + "/pop-to", popTo),
-            Route("PUT", Self.base + "/stack", setStack),
+            Route("PUT", Self.base + "/stack", maxBodyBytes: Route.largeBody, setStack),
         ]
     }
 

@@ -1,0 +1,460 @@
+// The profile page: the seed apps' counter (000) and font settings (001) as the app shows them,
+// a screen that listens for doRefreshNotification, every preference with its source and typed
+// reads, the registered defaults and the event tail, all kept live by the profile's events.
+import { api, paths, request } from './api.js';
+import { icon } from './icons.js';
+import { LiveStream } from './live.js';
+import { barButton, navBar, phone } from './phone.js';
+import {
+  byId, clock, compact, fill, h, isProfileName, links, mountChrome, param, problemBox, setStreamPill, toast,
+} from './ui.js';
+
+mountChrome('profile');
+
+const profile = param('profile') || 'default';
+const base = paths.profile(profile);
+const SLIDER_MIN = -7;  // 10 pt
+const SLIDER_MAX = 23;  // 40 pt
+const TAIL_LENGTH = 60;
+const WELL_KNOWN = { numIndex: 'the counter', sliderValuekey: 'font settings', fontSizekey: 'font settings' };
+
+const state = {
+  counter: { value: 0, stringValue: '0', version: 0 },
+  font: { sliderValue: 0, fontSize: 0, effectiveFontSize: 17, version: 0 },
+  preferences: { values: {}, version: 0 },
+  defaults: { values: {}, version: 0 },
+  sources: {},
+  exists: true,
+  dragging: false,
+  startedAt: null,
+};
+
+/** Rounds half away from zero, as Swift's `rounded()` (the seed's `round()`) does. */
+function roundHalfAway(value) {
+  return Math.sign(value) * Math.floor(Math.abs(value) + 0.5);
+}
+
+// ---------- the screens ----------
+
+const counterValue = h('div', { class: 'counter-value', id: 'counter-value', 'aria-live': 'polite', text: '0' });
+const counterMeta = h('div', { class: 'counter-meta', id: 'counter-meta' });
+const fontSample = h('p', { class: 'font-sample', id: 'font-sample', text: 'The quick brown fox jumps over the lazy dog.' });
+const fontSlider = h('input', {
+  type: 'range', class: 'font-slider', id: 'font-slider', min: SLIDER_MIN, max: SLIDER_MAX, step: '1', value: '0',
+  'aria-label': 'Font size slider',
+});
+const fontReadout = h('div', { class: 'font-readout', id: 'font-readout' });
+const fontLines = h('div', { class: 'font-lines' },
+  h('p', { text: 'Labels on this screen follow the slider.' }), h('p', { text: 'Every other screen hears doRefreshNotification.' }));
+const listCells = ['Inbox', 'Reading list', 'Settings', 'About this app', 'Help'].map((text) => h('div', { class: 'cell', text }));
+const flash = h('div', { class: 'notification-flash', id: 'refresh-flash', role: 'status' });
+
+function counterButton(systemItem, id, label, operation) {
+  return barButton({ systemItem }, { id, label, onclick: () => changeCounter(operation) });
+}
+
+function buildScreens() {
+  const clear = h('button', { class: 'bar-item', type: 'button', id: 'counter-clear', 'aria-label': 'Clear', title: 'Clear (reset to 0)',
+    onclick: () => changeCounter('reset') }, icon('clear'));
+  const minus = h('button', { class: 'bar-item', type: 'button', id: 'counter-minus', 'aria-label': 'Minus one', title: 'Minus one',
+    onclick: () => changeCounter('decrement') }, icon('minus'));
+  const plus = counterButton('add', 'counter-plus', 'Plus one', 'increment');
+  fill(byId('screens'),
+    phone({
+      id: 'counter-phone',
+      caption: [h('b', { text: 'Counter' }), ' · seed 000: the bar’s items add one, subtract one and clear ', h('code', { text: 'numIndex' })],
+      content: [
+        // rightBarButtonItems = [plus, minus, clear]: UIKit draws the first rightmost.
+        navBar({ back: { title: 'Back' }, right: [clear, minus, plus] }),
+        h('div', { class: 'screen-body counter-body' }, counterValue, counterMeta),
+        h('div', { class: 'home-indicator' }),
+      ],
+    }),
+    phone({
+      id: 'font-phone',
+      caption: [h('b', { text: 'Font size' }), ' · seed 001: the slider, rounded, + 17; other windows follow'],
+      content: [
+        navBar({ back: { title: 'Back' }, title: 'Font Size' }),
+        h('div', { class: 'screen-body font-body' },
+          fontSample,
+          h('div', { class: 'font-row' }, h('span', { class: 'small-a', text: 'A' }), fontSlider, h('span', { class: 'large-a', text: 'A' })),
+          fontReadout, fontLines),
+        h('div', { class: 'home-indicator' }),
+      ],
+    }),
+    phone({
+      id: 'list-phone',
+      caption: [h('b', { text: 'Another screen' }), ' · observes doRefreshNotification and resizes its labels'],
+      content: [
+        navBar({ title: 'List', large: true }),
+        h('div', { class: 'screen-body list-body' }, listCells, flash),
+        h('div', { class: 'home-indicator' }),
+      ],
+    }));
+}
+
+function renderCounter() {
+  const text = state.counter.stringValue;
+  counterValue.textContent = text;
+  counterValue.classList.toggle('long', text.length > 5);
+  fill(counterMeta, h('code', { text: `numIndex = "${text}"` }), ` · version ${state.counter.version}`);
+}
+
+function renderFont({ moveSlider = true } = {}) {
+  const size = state.font.effectiveFontSize;
+  for (const element of [fontSample, ...fontLines.children, ...listCells]) element.style.fontSize = `${size}px`;
+  if (moveSlider && !state.dragging) {
+    const value = state.font.sliderValue;
+    fontSlider.min = String(Math.min(SLIDER_MIN, value));
+    fontSlider.max = String(Math.max(SLIDER_MAX, value));
+    fontSlider.value = String(value);
+  }
+  fontReadout.textContent = state.font.fontSize > 0
+    ? `slider ${state.font.sliderValue} · ${state.font.sliderValue} + 17 = ${size} pt`
+    : `nothing stored · ${size} pt (the default)`;
+}
+
+// ---------- writes ----------
+
+async function changeCounter(operation) {
+  try {
+    const change = await api('POST', `${base}/counter/${operation}`);
+    applyCounter(change);
+    state.exists = true;
+    byId('notice').textContent = '';
+  } catch (error) {
+    toast(error.problem.detail || error.message, 'error');
+  }
+}
+
+let lastSent = null;
+let sendTimer = null;
+let inFlight = Promise.resolve();
+
+/** Sends the slider as the seed's IBAction does on every change, at most every 120 ms. */
+function sendSlider(final) {
+  const raw = Number(fontSlider.value);
+  const rounded = roundHalfAway(raw);
+  state.font = { ...state.font, sliderValue: rounded, fontSize: rounded + 17, effectiveFontSize: rounded + 17 };
+  renderFont({ moveSlider: false });
+  fontReadout.textContent = raw === rounded
+    ? `slider ${rounded} · ${rounded} + 17 = ${rounded + 17} pt`
+    : `slider ${raw} rounds to ${rounded} · ${rounded} + 17 = ${rounded + 17} pt`;
+  if (rounded === lastSent && !final) return;
+  clearTimeout(sendTimer);
+  const send = () => {
+    lastSent = rounded;
+    inFlight = inFlight.then(async () => {
+      try {
+        applyFont(await api('PUT', `${base}/font`, { body: { sliderValue: raw } }));
+        state.exists = true;
+      } catch (error) {
+        toast(error.problem.detail || error.message, 'error');
+      }
+    });
+  };
+  if (final) send();
+  else sendTimer = setTimeout(send, 120);
+}
+
+fontSlider.addEventListener('pointerdown', () => { state.dragging = true; });
+fontSlider.addEventListener('input', () => sendSlider(false));
+fontSlider.addEventListener('change', () => {
+  state.dragging = false;
+  sendSlider(true);
+});
+
+// ---------- applying state ----------
+
+function applyCounter(counter) {
+  if (counter.version < state.counter.version) return;
+  state.counter = { value: counter.value, stringValue: counter.stringValue, version: counter.version };
+  renderCounter();
+}
+
+function applyFont(font) {
+  if (font.version < state.font.version) return;
+  state.font = { sliderValue: font.sliderValue, fontSize: font.fontSize, effectiveFontSize: font.effectiveFontSize, version: font.version };
+  renderFont();
+}
+
+function showRefreshFlash(id) {
+  flash.textContent = `doRefreshNotification · event ${id} · labels now ${state.font.effectiveFontSize} pt`;
+  flash.classList.add('shown');
+  clearTimeout(showRefreshFlash.timer);
+  showRefreshFlash.timer = setTimeout(() => flash.classList.remove('shown'), 1800);
+}
+
+// ---------- preferences and defaults ----------
+
+async function loadPreferences() {
+  const [preferences, defaults] = await Promise.all([
+    request('GET', `${base}/preferences`).then((answer) => answer.data),
+    request('GET', `${base}/defaults`),
+  ]);
+  state.preferences = { values: preferences.values, version: preferences.version };
+  state.defaults = { values: (defaults.data && defaults.data.values) || {}, version: defaults.version || 0 };
+  // A key with a registered default may show it or a stored value: only its own read tells.
+  const shared = Object.keys(preferences.values).filter((key) => key in state.defaults.values);
+  const sources = {};
+  await Promise.all(shared.map(async (key) => {
+    try {
+      sources[key] = (await api('GET', `${base}/preferences/${encodeURIComponent(key)}`)).source;
+    } catch {
+      sources[key] = 'registered';
+    }
+  }));
+  for (const key of Object.keys(preferences.values)) sources[key] = sources[key] || 'stored';
+  state.sources = sources;
+  renderPreferences();
+  renderDefaults();
+}
+
+function renderPreferences() {
+  byId('preferences-version').textContent = `version ${state.preferences.version}`;
+  const keys = Object.keys(state.preferences.values).sort();
+  if (keys.length === 0) {
+    fill(byId('preferences'), h('p', { class: 'empty', text: 'No value stored or registered yet.' }));
+    return;
+  }
+  fill(byId('preferences'), h('table', { id: 'preferences-table' },
+    h('thead', {}, h('tr', {}, h('th', { text: 'Key' }), h('th', { text: 'Value' }), h('th', { text: 'Source' }), h('th'))),
+    h('tbody', {}, keys.map((key) => preferenceRow(key)))));
+}
+
+function preferenceRow(key) {
+  const value = state.preferences.values[key];
+  const source = state.sources[key] || 'stored';
+  const row = h('tr', { dataset: { key } });
+  const valueCell = h('td', { class: 'value', text: compact(value, 120) });
+  const typedArea = h('div');
+  valueCell.append(typedArea);
+  row.append(
+    h('td', {}, h('code', { text: key }), WELL_KNOWN[key] ? h('div', { class: 'screen-id', text: WELL_KNOWN[key] }) : null),
+    valueCell,
+    h('td', {}, h('span', { class: `badge badge-${source}`, text: source })),
+    h('td', { class: 'actions' },
+      h('button', { class: 'button small', type: 'button', text: 'Types', onclick: () => showTypedReads(key, typedArea) }), ' ',
+      h('button', { class: 'button small', type: 'button', text: 'Edit', onclick: () => editPreference(key, valueCell) }), ' ',
+      source === 'stored'
+        ? h('button', { class: 'button small danger', type: 'button', text: 'Remove', onclick: () => removePreference(key) })
+        : null));
+  return row;
+}
+
+async function showTypedReads(key, area) {
+  if (area.childElementCount) {
+    fill(area);
+    return;
+  }
+  try {
+    const reads = await Promise.all(['string', 'integer', 'float', 'bool'].map((type) =>
+      api('GET', `${base}/preferences/${encodeURIComponent(key)}?as=${type}`)));
+    fill(area, h('div', { class: 'typed' }, reads.map((read) =>
+      h('div', {}, h('b', { text: `${read.as}(forKey:)` }), JSON.stringify(read.value)))));
+  } catch (error) {
+    fill(area, problemBox(error));
+  }
+}
+
+function editPreference(key, cell) {
+  const input = h('input', { value: JSON.stringify(state.preferences.values[key]), 'aria-label': `New value of ${key}` });
+  fill(cell, h('form', {
+    class: 'row',
+    onsubmit: async (event) => {
+      event.preventDefault();
+      await setPreference(key, input.value);
+    },
+  }, input, h('button', { class: 'button small primary', type: 'submit', text: 'Save' }),
+  h('button', { class: 'button small', type: 'button', text: 'Cancel', onclick: () => renderPreferences() })));
+  input.focus();
+}
+
+/** JSON when it parses, else the text as a string: `42` is a number, `dark` the string "dark". */
+function parseValue(text) {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+async function setPreference(key, text) {
+  try {
+    await api('PUT', `${base}/preferences/${encodeURIComponent(key)}`, { body: { value: parseValue(text) } });
+    state.exists = true;
+    await loadPreferences();
+  } catch (error) {
+    toast(`${key}: ${error.problem.detail || error.message}`, 'error');
+  }
+}
+
+async function removePreference(key) {
+  try {
+    await api('DELETE', `${base}/preferences/${encodeURIComponent(key)}`);
+    await loadPreferences();
+  } catch (error) {
+    toast(`${key}: ${error.problem.detail || error.message}`, 'error');
+  }
+}
+
+byId('add-preference').addEventListener('submit', async (event) => {
+  event.preventDefault();
+  const key = byId('new-key').value.trim();
+  if (!/^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/.test(key)) {
+    toast('A key is 1-128 letters, digits, . _ - : and starts with a letter or digit.', 'error');
+    return;
+  }
+  await setPreference(key, byId('new-value').value);
+  byId('new-key').value = '';
+  byId('new-value').value = '';
+});
+
+function renderDefaults() {
+  byId('defaults-version').textContent = `version ${state.defaults.version}`;
+  if (document.activeElement !== byId('defaults-text')) {
+    byId('defaults-text').value = JSON.stringify(state.defaults.values, null, 2);
+    byId('defaults-text').rows = Math.min(16, byId('defaults-text').value.split('\n').length + 1);
+  }
+  fill(byId('defaults-error'));
+}
+
+byId('defaults-form').addEventListener('submit', async (event) => {
+  event.preventDefault();
+  let values;
+  try {
+    values = JSON.parse(byId('defaults-text').value || '{}');
+    if (!values || typeof values !== 'object' || Array.isArray(values)) throw new Error('not an object');
+  } catch {
+    fill(byId('defaults-error'), h('span', { class: 'problem-inline', text: 'Defaults are one JSON object: {"key": value, …}' }));
+    return;
+  }
+  try {
+    await api('PUT', `${base}/defaults`, { body: values, ifMatch: state.defaults.version });
+    byId('defaults-text').blur();
+    await loadPreferences();
+    toast('Defaults saved', 'ok');
+  } catch (error) {
+    if (error.status === 412) {
+      // Someone registered other defaults since this text was loaded: never overwrite them.
+      fill(byId('defaults-error'), problemBox(error, {
+        action: h('button', { class: 'button small', type: 'button', text: 'Reload the current defaults',
+          onclick: async () => { byId('defaults-text').blur(); await loadPreferences(); } }),
+      }));
+    } else {
+      fill(byId('defaults-error'), problemBox(error));
+    }
+  }
+});
+
+// ---------- events ----------
+
+function summary(type, data) {
+  switch (type) {
+    case 'counter': return `${data.operation}${data.by && data.by !== 1 ? ` by ${data.by}` : ''} → ${data.stringValue}`;
+    case 'refresh': return `doRefreshNotification · slider ${data.sliderValue} → ${data.effectiveFontSize} pt`;
+    case 'preference':
+      if (data.defaults) return `defaults registered: ${Object.keys(data.defaults).join(', ') || 'none'}`;
+      return data.removed ? `${data.key} removed → reads ${compact(data.value, 40)}` : `${data.key} = ${compact(data.value, 60)}`;
+    case 'navigation':
+      return `${data.action} · session ${String(data.session || '').slice(0, 8)}…${data.stack ? ` · ${data.stack.join(' › ')}` : ''}`;
+    case 'reset': return `${data.reason}: state read again`;
+    default: return compact(data, 80);
+  }
+}
+
+function addToTail(type, id, data, fresh) {
+  const tail = byId('event-tail');
+  tail.prepend(h('li', { class: fresh ? 'fresh' : null, dataset: { type, id: id || '' } },
+    h('span', { class: 'event-id', text: id ? `#${id}` : '—' }),
+    h('span', { class: `event-type event-type-${type}`, text: type }),
+    h('span', { class: 'event-summary', text: summary(type, data), title: JSON.stringify(data) }),
+    h('span', { class: 'event-time', text: fresh ? clock() : 'earlier' })));
+  while (tail.childElementCount > TAIL_LENGTH) tail.lastElementChild.remove();
+}
+
+let preferenceReload = null;
+
+function onEvent({ type, id, data }) {
+  const replayed = id !== null && state.startedAt !== null && Number(id) <= state.startedAt;
+  if (type === 'reset') {
+    // Asked to start a little in the past and the log no longer goes back that far: fine.
+    if (data.reason !== 'reconnected' && data.lastEventId === String(state.replayFrom)) return;
+    byId('notice').textContent = data.reason === 'reconnected'
+      ? `Reconnected at ${clock()}: the state was read again, so nothing is missed.`
+      : `Reloaded at ${clock()}: the event log could not continue (${data.reason}), so the state was read again.`;
+    addToTail(type, id, data, true);
+    loadAll();
+    return;
+  }
+  addToTail(type, id, data, !replayed);
+  if (type === 'counter') applyCounter(data);
+  if (type === 'refresh') {
+    applyFont(data);
+    if (!replayed) showRefreshFlash(id);
+  }
+  if (type === 'counter' || type === 'refresh' || type === 'preference') {
+    clearTimeout(preferenceReload);
+    preferenceReload = setTimeout(() => loadPreferences().catch(() => {}), 150);
+  }
+}
+
+const stream = new LiveStream(profile, { onEvent, onStatus: (status, error) => setStreamPill(byId('stream-status'), status, error) });
+
+// ---------- loading ----------
+
+/** Reads everything; a profile never written reads as the app's fresh state. */
+async function loadAll() {
+  fill(byId('page-problem'));
+  try {
+    const [counter, font] = await Promise.all([api('GET', `${base}/counter`), api('GET', `${base}/font`)]);
+    state.counter = { value: 0, stringValue: '0', version: 0 };
+    state.font = { sliderValue: 0, fontSize: 0, effectiveFontSize: 17, version: 0 };
+    applyCounter(counter);
+    applyFont(font);
+    await loadPreferences();
+    state.exists = true;
+  } catch (error) {
+    if (error.status === 404 && /never been written/.test(error.problem.detail || '')) {
+      state.exists = false;
+      byId('notice').textContent = `Profile “${profile}” has no data yet: the first change below creates it.`;
+      renderCounter();
+      renderFont();
+      renderPreferences();
+      renderDefaults();
+      return;
+    }
+    throw error;
+  }
+}
+
+async function start() {
+  stream.stop();
+  try {
+    await loadAll();
+  } catch (error) {
+    fill(byId('page-problem'), problemBox(error));
+    setStreamPill(byId('stream-status'), 'failed', error);
+    return;
+  }
+  // Start a few events back so the tail shows the recent past; the state read covers them.
+  const latest = Math.max(state.counter.version, state.font.version, state.preferences.version, state.defaults.version);
+  state.startedAt = latest;
+  state.replayFrom = Math.max(0, latest - 20);
+  fill(byId('event-tail'));
+  stream.start(state.replayFrom);
+}
+
+byId('profile-name').textContent = profile;
+byId('sessions-link').href = links.sessions(profile);
+document.title = `NavPrefs · ${profile}`;
+if (isProfileName(profile)) {
+  buildScreens();
+  renderCounter();
+  renderFont();
+  start();
+  window.addEventListener('navprefs:token', start);
+} else {
+  fill(byId('page-problem'), problemBox({ status: 400, title: 'Invalid profile name',
+    problem: { detail: 'A profile name is 1-64 letters, digits, . _ -, starting with a letter or digit.' } }));
+}

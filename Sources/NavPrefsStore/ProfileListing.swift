@@ -1,0 +1,32 @@
+public import NavPrefsCore
+
+/// One line of the list of profiles an admin reads: enough to pick a profile and to see whether
+/// it is in use, without reading any of its values.
+public struct ProfileSummary: Sendable, Hashable {
+    public let name: ProfileName
+    /// When its first write created it, in milliseconds since 1970 by the database's clock.
+    public let createdAt: Int64
+    /// The newest event id the profile issued: 0 while nothing was ever written (`default`).
+    public let latestEventID: Int64
+
+    public init(name: ProfileName, createdAt: Int64, latestEventID: Int64) {
+        self.name = name
+        self.createdAt = createdAt
+        self.latestEventID = latestEventID
+    }
+}
+
+/// One page of profiles, in the byte order of their names, and where the next page starts.
+///
+/// Pages are keyed by the last name shown, not by an offset, so a profile created or one listed
+/// between two requests never shifts the pages: each profile shows on exactly one page.
+public struct ProfilePage: Sendable, Hashable {
+    public let profiles: [ProfileSummary]
+    /// What to pass as `after` for the next page; `nil` on the last page.
+    public let next: ProfileName?
+
+    public init(profiles: [ProfileSummary], next: ProfileName?) {
+        self.profiles = profiles
+        self.next = next
+    }
+}

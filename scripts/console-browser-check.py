@@ -1,0 +1,388 @@
+#!/usr/bin/env python3
+"""The web console in a real browser: headless Chromium (Debian's `chromium`), driven through
+Debian's `chromium-driver` by Selenium (from PyPI, in .build/venv; scripts/test installs it).
+
+Starts the navprefs binary given as the first argument on an ephemeral loopback port, in the
+open mode, then opens the console in two browsers (two windows a person would have open) and
+checks what a person would see:
+
+- the home page loads; every page runs under its Content-Security-Policy without a violation;
+- the profile page: a click on the counter's + makes it 1 (and the API agrees); moving the font
+  slider in one window resizes the sample text in the other within a second (the refresh
+  event); a preference set in one window shows in the other; after a restart of the server
+  both windows resume their streams;
+- the session page: push and pop, each time comparing the drawn bar's title and back button
+  with GET navigation-bar; the other window follows through `navigation` events; a pan made
+  with the mouse from the left edge pops a screen; a window that stopped following gets a 412
+  when it acts on an old version, says so, and reloads instead of overwriting;
+- the API reference page lists every operation of openapi.yaml;
+- with tokens: the console asks for one, keeps it in sessionStorage, goes live with a stream
+  token, and says 404 and 403 plainly.
+
+Screenshots of the profile and session pages go to the directory given as the second argument
+(default .build/console-screenshots); scripts/console-screenshots.sh copies them into docs/.
+Prints one line per check and `console-browser: N passed, N failed`; exits 0 only if all pass.
+"""
+import base64
+import http.client
+import json
+import os
+import pathlib
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+import yaml
+from selenium import webdriver
+from selenium.common.exceptions import TimeoutException
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import WebDriverWait
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "scripts" / "lib"))
+from navprefs_checks import report, start_service, stop_service  # noqa: E402
+
+WAIT = 5          # seconds any one thing may take to show
+BUDGET = 150      # seconds for the whole run, however it goes
+WINDOW = (1440, 1000)
+
+
+class API:
+    """Plain HTTP to the service, to set up and to check what the pages show."""
+
+    def __init__(self, port):
+        self.port = port
+        self.token = None
+
+    def call(self, method, path, body=None, token=None):
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=5)
+        headers = {}
+        if body is not None:
+            headers["Content-Type"] = "application/json"
+        bearer = token or self.token
+        if bearer:
+            headers["Authorization"] = f"Bearer {bearer}"
+        connection.request(method, path, body=None if body is None else json.dumps(body), headers=headers)
+        response = connection.getresponse()
+        text = response.read().decode()
+        connection.close()
+        return response.status, (json.loads(text) if text and text[0] in "{[" else text)
+
+
+def browser(directory):
+    options = webdriver.ChromeOptions()
+    options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
+    for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--no-first-run",
+                     f"--window-size={WINDOW[0]},{WINDOW[1]}", f"--user-data-dir={tempfile.mkdtemp(dir=directory)}"]:
+        options.add_argument(argument)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(service=Service(shutil.which("chromedriver") or "/usr/bin/chromedriver"), options=options)
+    driver.set_page_load_timeout(15)
+    return driver
+
+
+def wait_for(driver, condition, seconds=WAIT):
+    """The condition's value once truthy, or None after `seconds`."""
+    try:
+        return WebDriverWait(driver, seconds, poll_frequency=0.05).until(lambda d: condition(d))
+    except TimeoutException:
+        return None
+
+
+def click(driver, element_id):
+    """Clicks the element once it is in the middle of the window (clear of the sticky header)."""
+    element = driver.find_element(By.ID, element_id)
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", element)
+    element.click()
+    return element
+
+
+def text_of(driver, element_id):
+    """The element's text, read in one step (pages redraw: an element found earlier may be gone)."""
+    return driver.execute_script(
+        "const e = document.getElementById(arguments[0]); return e ? e.textContent.trim() : null", element_id)
+
+
+def live(driver):
+    return wait_for(driver, lambda d: text_of(d, "stream-status") == "Live")
+
+
+def font_size(driver):
+    return driver.execute_script("return getComputedStyle(document.getElementById('font-sample')).fontSize")
+
+
+def violations(driver):
+    return driver.execute_script("return document.body.dataset.cspViolations || '0'")
+
+
+def screenshot(driver, path):
+    """The whole page, as tall as it is (DevTools' capture beyond the viewport), without passing notices."""
+    driver.execute_script("window.scrollTo(0, 0); document.getElementById('toasts')?.remove()")
+    time.sleep(0.3)
+    size = driver.execute_cdp_cmd("Page.getLayoutMetrics", {})["cssContentSize"]
+    shot = driver.execute_cdp_cmd("Page.captureScreenshot", {
+        "format": "png", "captureBeyondViewport": True,
+        "clip": {"x": 0, "y": 0, "width": size["width"], "height": min(size["height"], 3000), "scale": 1}})
+    path.write_bytes(base64.b64decode(shot["data"]))
+
+
+def bar_matches(driver, api, profile, session):
+    """The drawn bar's title and back button text against GET navigation-bar."""
+    status, answer = api.call("GET", f"/v1/profiles/{profile}/sessions/{session}/navigation-bar")
+    bar = answer["navigationBar"]
+    expected_back = (bar["left"]["backButton"] or {}).get("title")
+    return (status == 200 and text_of(driver, "bar-title") == (bar["title"]["title"] or "")
+            and text_of(driver, "bar-back-title") == expected_back), bar["title"]["title"], expected_back
+
+
+def operations_of_contract():
+    document = yaml.safe_load((ROOT / "openapi.yaml").read_text())
+    methods = {"get", "put", "post", "delete", "patch", "head", "options", "trace"}
+    return {f"{method.upper()} {path}" for path, item in document["paths"].items() for method in item if method in methods}
+
+
+def profile_page(checks, a, b, api, base, shots):
+    a.get(f"{base}/")
+    checks["the home page loads with its header"] = bool(wait_for(a, lambda d: d.find_elements(By.CSS_SELECTOR, ".chrome-nav a")))
+    page = f"{base}/console/profile.html?profile=ana"
+    a.get(page)
+    b.get(page)
+    checks["both windows go live on the profile's event stream"] = bool(live(a)) and bool(live(b))
+
+    click(a, "counter-plus")
+    shown = wait_for(a, lambda d: text_of(d, "counter-value") == "1")
+    status, counter = api.call("GET", "/v1/profiles/ana/counter")
+    checks["a click on + shows 1, and the API reads 1"] = bool(shown) and status == 200 and counter["value"] == 1
+    checks["the other window's counter follows"] = bool(wait_for(b, lambda d: text_of(d, "counter-value") == "1", 1.5))
+
+    before = font_size(b)
+    click(a, "font-slider")  # the middle of 10-40 pt: 25 pt
+    moved_at = time.monotonic()
+    changed = wait_for(b, lambda d: font_size(d) != before, 1.0)
+    elapsed = time.monotonic() - moved_at
+    print(f"slider moved in one window; the other window's sample text went from {before} in {elapsed:.2f} s")
+    checks["moving the slider in one window resizes the other window's text within a second"] = bool(changed) and elapsed < 1.0
+    # Keys to the focused slider, as a person presses them (WebDriver's element send-keys would
+    # set a range input's value as text instead).
+    ActionChains(a).send_keys(Keys.ARROW_LEFT * 2).perform()  # slider 8 → 6: 25 → 23 pt
+    settled = wait_for(b, lambda d: font_size(d) == "23px", 2)
+    status, font = api.call("GET", "/v1/profiles/ana/font")
+    print(f"after two steps left: {font_size(a)} here, {font_size(b)} there; the API: {font}")
+    checks["the slider rounds as the app does; both windows and the API agree on 23 pt"] = (
+        bool(settled) and font_size(a) == "23px" and font["effectiveFontSize"] == 23 and font["sliderValue"] == 6)
+
+    a.find_element(By.ID, "new-key").send_keys("theme")
+    a.find_element(By.ID, "new-value").send_keys("dark" + Keys.ENTER)
+    row = '#preferences-table tr[data-key="theme"]'
+    checks["a preference set in one window shows in the other"] = bool(
+        wait_for(b, lambda d: d.find_elements(By.CSS_SELECTOR, row) and '"dark"' in d.find_element(By.CSS_SELECTOR, row).text, 2))
+    api.call("PUT", "/v1/profiles/ana/defaults", {"volume": 0.8, "theme": "light", "showsTips": True})
+    checks["registered defaults show with their source"] = bool(wait_for(
+        a, lambda d: d.find_elements(By.CSS_SELECTOR, '#preferences-table tr[data-key="volume"] .badge-registered'), 2))
+    for _ in range(2):
+        click(a, "counter-plus")
+        time.sleep(0.1)
+    wait_for(a, lambda d: text_of(d, "counter-value") == "3")
+    tail = a.find_elements(By.CSS_SELECTOR, "#event-tail li")
+    types = {item.get_attribute("data-type") for item in tail}
+    checks["the event tail lists the changes, newest first, with ids and types"] = (
+        {"counter", "refresh", "preference"} <= types and int(tail[0].get_attribute("data-id")) > int(tail[-1].get_attribute("data-id")))
+    checks["the profile page runs without a policy violation"] = violations(a) == "0" and violations(b) == "0"
+    screenshot(a, shots / "console-profile.png")
+
+
+def restart(checks, a, b, api, server):
+    """Stops the service (its streams end with `shutdown`) and starts it again on the same port
+    and database; a change made right after is seen by both windows, their streams resuming
+    from their last event ids rather than starting over."""
+    server["process"].terminate()
+    checks["navprefs stopped cleanly for the restart"] = server["process"].wait(15) == 0
+    server["process"], port = start_service(server["binary"], server["directory"], ["--port", str(server["port"])])
+    checks["navprefs came back on the same port"] = port == server["port"]
+    status, change = api.call("POST", "/v1/profiles/ana/counter/increment")
+    followed = all(wait_for(window, lambda d: text_of(d, "counter-value") == str(change["value"]), 8) for window in (a, b))
+    checks["after a server restart both windows resume their streams and show the change made meanwhile"] = (
+        status == 200 and followed and all(live(window) for window in (a, b))
+        # resumed, not started over: no reload was needed
+        and not any(("Reloaded" in notice or "Reconnected" in notice) for notice in (text_of(w, "notice") or "" for w in (a, b))))
+
+
+def session_page(checks, a, b, api, base, shots):
+    a.get(f"{base}/console/session.html?profile=nav")
+    live(a)
+    click(a, "new-session-button")
+    checks["a new session shows its root, Home"] = bool(wait_for(a, lambda d: text_of(d, "bar-title") == "Home"))
+    session = wait_for(a, lambda d: "session=" in d.current_url and d.current_url.split("session=")[1])
+    b.get(f"{base}/console/session.html?profile=nav&session={session}")
+    live(b)
+
+    def push(screen, title, back_title=""):
+        a.find_element(By.ID, "push-id").clear()
+        a.find_element(By.ID, "push-id").send_keys(screen)
+        a.find_element(By.ID, "push-title").clear()
+        a.find_element(By.ID, "push-title").send_keys(title)
+        a.find_element(By.ID, "push-back-title").clear()
+        if back_title:
+            a.find_element(By.ID, "push-back-title").send_keys(back_title)
+        click(a, "push-button")
+        return wait_for(a, lambda d: text_of(d, "bar-title") == title)
+
+    results = []
+    for screen, title in [("settings", "Settings"), ("detail", "Detail")]:
+        push(screen, title)
+        matches, drawn_title, drawn_back = bar_matches(a, api, "nav", session)
+        print(f"after push {screen}: bar title {drawn_title!r}, back button {drawn_back!r}")
+        results.append(matches)
+    checks["after each push the drawn title and back button are navigation-bar's"] = all(results)
+    checks["the other window follows the pushes within a second"] = bool(
+        wait_for(b, lambda d: text_of(d, "bar-title") == "Detail", 1.0))
+    checks["the session page draws one phone per screen"] = len(a.find_elements(By.CSS_SELECTOR, "#stack-row .phone")) == 3
+    screenshot(a, shots / "console-session.png")
+
+    click(a, "pop-button")
+    wait_for(a, lambda d: text_of(d, "bar-title") == "Settings")
+    matches, drawn_title, drawn_back = bar_matches(a, api, "nav", session)
+    print(f"after pop: bar title {drawn_title!r}, back button {drawn_back!r}")
+    checks["after a pop the drawn title and back button are navigation-bar's"] = matches and drawn_back == "Home"
+
+    push("detail", "Detail", back_title="")
+    layer = a.find_element(By.ID, "top-layer")
+    width = layer.size["width"]
+    actions = ActionChains(a, duration=25)
+    actions.move_to_element_with_offset(layer, -width // 2 + 6, 0).click_and_hold()
+    for _ in range(6):
+        actions.move_by_offset(30, 0)
+    actions.release().perform()
+    popped = wait_for(a, lambda d: text_of(d, "bar-title") == "Settings", 3)
+    status, state = api.call("GET", f"/v1/profiles/nav/sessions/{session}")
+    verdict = text_of(a, "pan-verdict")
+    sent = a.execute_script("return document.body.dataset.lastPan")
+    print(f"pan from the left edge: {sent}: {verdict!r}; stack now {[s['id'] for s in state['stack']['screens']]}")
+    checks["a pan from the left edge, made with the mouse, pops on release"] = (
+        bool(popped) and state["stack"]["top"] == "settings" and verdict.startswith("Finished"))
+    checks["the pan's evaluation names its operation and target"] = (
+        text_of(a, "pan-operation") == "pop" and text_of(a, "pan-target") == "settings")
+
+    wait_for(b, lambda d: text_of(d, "bar-title") == "Settings", 2)
+    click(b, "follow")  # this window stops following
+    push("help", "Help")
+    click(b, "pop-button")
+    banner = wait_for(b, lambda d: d.find_elements(By.ID, "conflict-banner"), 3)
+    status, state = api.call("GET", f"/v1/profiles/nav/sessions/{session}")
+    checks["a stale window's pop is refused with 412 and shown; nothing was overwritten"] = (
+        bool(banner) and "not applied" in banner[0].text and state["stack"]["top"] == "help")
+    click(b, "conflict-reload")
+    checks["reloading resolves it: the stale window shows the current bar"] = bool(
+        wait_for(b, lambda d: text_of(d, "bar-title") == "Help" and not d.find_elements(By.ID, "conflict-banner")))
+
+    click(a, "present-button")
+    checks["a presented screen is drawn over the stack"] = bool(wait_for(a, lambda d: d.find_elements(By.ID, "presented-sheet")))
+    click(a, "dismiss-button")
+    wait_for(a, lambda d: not d.find_elements(By.ID, "presented-sheet"))
+    checks["the session pages run without a policy violation"] = violations(a) == "0" and violations(b) == "0"
+
+
+def reference_page(checks, a, base):
+    a.get(f"{base}/console/api.html")
+    rendered = wait_for(a, lambda d: d.execute_script("return document.body.dataset.operations"), 10)
+    listed = set(a.execute_script("""
+        return [...document.querySelectorAll('.opblock')].map(block =>
+          block.querySelector('.opblock-summary-method').textContent.trim() + ' ' +
+          block.querySelector('.opblock-summary-path').getAttribute('data-path'));"""))
+    expected = operations_of_contract()
+    missing = sorted(expected - listed)
+    print(f"API reference: {len(listed)} operations listed, {len(expected)} in openapi.yaml; missing {missing}")
+    checks["the API reference page lists every operation of openapi.yaml"] = bool(rendered) and not missing and listed <= expected
+    checks["Swagger UI runs under the page's policy"] = violations(a) == "0"
+
+
+def with_tokens(checks, a, b, api, base, server):
+    # The first admin token comes from the command line (the API makes none while none exists),
+    # beside the running service, which accepts it at once.
+    api.token = subprocess.run([server["binary"], "tokens", "create", "--admin", "--label", "browser check",
+                                "--database", f"sqlite:{server['directory']}/navprefs.sqlite"],
+                               capture_output=True, text=True, check=True).stdout.strip()
+    status, ana = api.call("POST", "/v1/admin/tokens", {"profile": "ana", "label": "ana"})
+    a.get(f"{base}/console/profile.html?profile=ana")
+    asked = wait_for(a, lambda d: d.find_elements(By.ID, "token-input"))
+    checks["with tokens in use, the console asks for one"] = bool(asked)
+    a.find_element(By.ID, "token-input").send_keys(ana["token"] + Keys.ENTER)
+    checks["with ana's token the page goes live through a stream token"] = bool(live(a)) and text_of(a, "counter-value") == "4"
+    kept = a.execute_script("return [sessionStorage.getItem('navprefs.token'), localStorage.length, document.cookie]")
+    checks["the token is kept in sessionStorage only"] = kept[0] == ana["token"] and kept[1] == 0 and ana["token"] not in kept[2]
+    api.call("POST", "/v1/profiles/ana/counter/increment")
+    checks["a change made elsewhere arrives on the token's stream"] = bool(wait_for(a, lambda d: text_of(d, "counter-value") == "5", 2))
+
+    a.get(f"{base}/console/profile.html?profile=bob")
+    problem = wait_for(a, lambda d: d.find_elements(By.CSS_SELECTOR, "#page-problem .problem"))
+    checks["another profile shows a plain 404"] = bool(problem) and "404" in problem[0].text and "visible with this token" in problem[0].text
+    a.get(f"{base}/console/admin.html")
+    problem = wait_for(a, lambda d: d.find_elements(By.CSS_SELECTOR, "#page-problem .problem"))
+    checks["the admin page with a profile token shows a plain 403"] = bool(problem) and "403" in problem[0].text
+
+    b.get(f"{base}/console/admin.html")
+    wait_for(b, lambda d: d.find_elements(By.ID, "token-input"))
+    b.find_element(By.ID, "token-input").send_keys(api.token + Keys.ENTER)
+    rows = wait_for(b, lambda d: d.find_elements(By.CSS_SELECTOR, "#profiles-table tbody tr"))
+    names = [row.get_attribute("data-profile") for row in rows or []]
+    charts = wait_for(b, lambda d: d.find_elements(By.CSS_SELECTOR, "#charts .chart svg polyline"), 6)
+    checks["the admin page with the admin token lists profiles, tokens and charts"] = (
+        names == ["ana", "default", "nav"] and len(b.find_elements(By.CSS_SELECTOR, "#tokens-table tbody tr")) == 2 and bool(charts))
+    checks["pages with tokens run without a policy violation"] = violations(a) == "0" and violations(b) == "0"
+
+
+def console_errors(driver):
+    """Console errors other than the refusals the checks provoke on purpose (401, 403, 404, 412)."""
+    errors = []
+    for entry in driver.get_log("browser"):
+        message = entry["message"]
+        if entry["level"] != "SEVERE" or any(f"status of {code}" in message for code in (401, 403, 404, 412)):
+            continue
+        errors.append(message)
+    return errors
+
+
+def main():
+    if len(sys.argv) not in (2, 3):
+        sys.exit("usage: console-browser-check.py PATH-TO-NAVPREFS [SCREENSHOT-DIR]")
+    shots = pathlib.Path(sys.argv[2] if len(sys.argv) == 3 else ROOT / ".build" / "console-screenshots")
+    shots.mkdir(parents=True, exist_ok=True)
+    signal.signal(signal.SIGALRM, lambda *_: sys.exit(f"console-browser: gave up after {BUDGET} s"))
+    signal.alarm(BUDGET)
+    started = time.monotonic()
+    directory = tempfile.mkdtemp(prefix="navprefs-console-")
+    process, port = start_service(sys.argv[1], directory)
+    server = {"process": process, "port": port, "binary": sys.argv[1], "directory": directory}
+    base = f"http://127.0.0.1:{port}"
+    api = API(port)
+    checks = {}
+    a = b = None
+    try:
+        a, b = browser(directory), browser(directory)
+        profile_page(checks, a, b, api, base, shots)
+        restart(checks, a, b, api, server)
+        session_page(checks, a, b, api, base, shots)
+        reference_page(checks, a, base)
+        with_tokens(checks, a, b, api, base, server)
+        errors = console_errors(a) + console_errors(b)
+        for error in errors:
+            print(f"browser console: {error}")
+        checks["no other errors in the browsers' consoles"] = not errors
+    finally:
+        for driver in (a, b):
+            if driver:
+                driver.quit()
+        stop_service(server["process"], checks)
+        shutil.rmtree(directory, ignore_errors=True)
+    print(f"screenshots in {shots}; {time.monotonic() - started:.1f} s")
+    report("console-browser", checks)
+
+
+if __name__ == "__main__":
+    main()
