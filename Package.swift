@@ -8,8 +8,13 @@ import PackageDescription
 
 let package = Package(
     name: "NavPrefs",
+    // For the NavPrefsClient library on Apple platforms (async/await, Duration, URLSession's
+    // async API); the server builds on Linux only.
+    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
     products: [
-        .executable(name: "navprefs", targets: ["navprefs"])
+        .executable(name: "navprefs", targets: ["navprefs"]),
+        .library(name: "NavPrefsClient", targets: ["NavPrefsClient"]),
+        .executable(name: "navprefs-client", targets: ["navprefs-client"]),
     ],
     targets: [
         .systemLibrary(
@@ -62,6 +67,13 @@ let package = Package(
         ),
         .executableTarget(name: "navprefs", dependencies: ["NavPrefsApp"]),
 
+        // The Swift client: Foundation only (FoundationNetworking on Linux), none of the
+        // server's targets or C modules, so the same source builds for Apple platforms.
+        .target(name: "NavPrefsClient"),
+        // Its command-line example: get, set, watch. A second executable, so that the server
+        // binary links no URLSession (libcurl on Linux) and the client none of the server.
+        .executableTarget(name: "navprefs-client", dependencies: ["NavPrefsClient"]),
+
         // A blocking HTTP/1.1 client over POSIX sockets, for tests only: it sends exactly the bytes
         // a test asks for (conflicting headers, oversized bodies) and never busy-waits on a stream.
         .target(name: "HTTPTestClient", path: "Tests/HTTPTestClient"),
@@ -80,6 +92,9 @@ let package = Package(
             ],
             resources: []
         ),
+        // The client against the real server binary (and the command-line example), over a
+        // proxy the tests can break.
+        .testTarget(name: "NavPrefsClientTests", dependencies: ["NavPrefsClient", "HTTPTestClient", "navprefs", "navprefs-client"]),
         .testTarget(
             name: "NavPrefsEndToEndTests",
             dependencies: ["HTTPTestClient", "NavPrefsCore", "NavPrefsJSON", "NavPrefsApp", "NavPrefsHTTPAPI", "NavPrefsStore", "NavPrefsSQLite", "navprefs"]

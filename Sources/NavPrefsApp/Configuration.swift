@@ -42,6 +42,8 @@ public struct Configuration: Sendable, Equatable {
     public var sseMaxSubscribersPerIP = 256
     public var eventRetentionCount = EventRetention().count
     public var eventRetentionSeconds = Int(EventRetention().age.components.seconds)
+    public var idempotencyWindowSeconds = Int(StoreLimits().idempotencyWindow.components.seconds)
+    public var sessionIdleExpirySeconds = Int(StoreLimits().sessionIdleExpiry.components.seconds)
 
     public init() {}
 
@@ -280,6 +282,12 @@ struct Setting: Sendable {
                 { $0.eventRetentionCount }, { $0.eventRetentionCount = $1 }),
         integer("event-retention-age", "EVENT_RETENTION_SECONDS", "seconds events are kept for replay", 1...31_536_000,
                 { $0.eventRetentionSeconds }, { $0.eventRetentionSeconds = $1 }),
+        integer("idempotency-window", "IDEMPOTENCY_WINDOW_SECONDS",
+                "seconds a write's Idempotency-Key is remembered: a retry within them gets the first answer", 1...2_592_000,
+                { $0.idempotencyWindowSeconds }, { $0.idempotencyWindowSeconds = $1 }),
+        integer("session-idle-expiry", "SESSION_IDLE_EXPIRY_SECONDS",
+                "seconds a navigation session may go unchanged before it is deleted (an expire event is logged)", 1...315_360_000,
+                { $0.sessionIdleExpirySeconds }, { $0.sessionIdleExpirySeconds = $1 }),
         choice("log-level", "LOG_LEVEL", "least severe log lines written", Logger.Level.allCases.map(\.name),
                { Logger.Level(name: $0) }, { $0.logLevel.name }, { $0.logLevel = $1 }),
         choice("allow-unauthenticated", "ALLOW_UNAUTHENTICATED",

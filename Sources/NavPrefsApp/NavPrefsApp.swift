@@ -101,7 +101,9 @@ enum StoreChoice {
     /// The store `configuration` names (not opened yet), and its counter cache when it has one.
     /// `access`: the service's, or a command's (which runs one reader thread or connection).
     static func store(for configuration: Configuration, access: StoreAccess = .service) -> (any Store, (any CounterCacheReading)?) {
-        let policy = StorePolicy(retention: EventRetention(count: configuration.eventRetentionCount,
+        let policy = StorePolicy(limits: StoreLimits(idempotencyWindow: .seconds(configuration.idempotencyWindowSeconds),
+                                                     sessionIdleExpiry: .seconds(configuration.sessionIdleExpirySeconds)),
+                                 retention: EventRetention(count: configuration.eventRetentionCount,
                                                            age: .seconds(configuration.eventRetentionSeconds)))
         switch configuration.database {
         case .sqlite(let path):

@@ -67,6 +67,7 @@ public final class NavPrefsAPI: HTTPHandler {
             + DefaultsRoutes(store: store, limits: limits).routes
             + FontRoutes(store: store).routes
             + EventRoutes(store: store, hub: hub).routes
+            + StateRoutes(store: store).routes
             + SessionRoutes(store: store).routes
             + StackRoutes(write: SessionWrite(store: store)).routes
             + SessionEditRoutes(write: SessionWrite(store: store)).routes

@@ -92,6 +92,27 @@ enum PostgresSchema {
             -- Exports page through profiles in byte order, whatever the database's collation.
             CREATE INDEX profiles_by_name_bytes ON profiles ((name COLLATE "C"));
             """),
+        (4, "idempotency keys; session labels, change times and idle expiry", """
+            -- The answer to each write sent with an Idempotency-Key, committed with the write
+            -- itself: a retry on any instance finds it.
+            CREATE TABLE idempotency_keys (
+                profile     text    NOT NULL,
+                key         text    NOT NULL,
+                fingerprint text    NOT NULL,
+                created_at  bigint  NOT NULL,
+                status      integer NOT NULL,  -- 0 only inside the transaction that claims the key
+                headers     text    NOT NULL,  -- the answer's own header fields: [[name, value], ...]
+                body        text    NOT NULL,
+                PRIMARY KEY (profile, key)
+            );
+            CREATE INDEX idempotency_keys_by_time ON idempotency_keys (created_at);
+
+            ALTER TABLE sessions ADD COLUMN label text;
+            -- When the session last changed; sessions unchanged for the idle expiry are deleted.
+            ALTER TABLE sessions ADD COLUMN updated_at bigint NOT NULL DEFAULT 0;
+            UPDATE sessions SET updated_at = created_at;
+            CREATE INDEX sessions_by_update ON sessions (updated_at);
+            """),
     ]
 
     static var latestVersion: Int { migrations.last?.version ?? 0 }

@@ -5,17 +5,20 @@ import Synchronization
 extension PostgresStore {
     /// Deletes the events the retention no longer keeps (see ``StorePolicy/retention``):
     /// those older than the age limit, and those beyond the newest `count` of each profile this
-    /// instance logged for since its last pruning. Every instance prunes on its own every
-    /// ``StorePolicy/pruneInterval``; deletes of the same rows by two instances are harmless.
-    /// Returns how many went.
+    /// instance logged for since its last pruning; and the idempotency keys older than their
+    /// window. Every instance prunes on its own every ``StorePolicy/pruneInterval``; deletes of
+    /// the same rows by two instances are harmless. Returns how many events went.
     @discardableResult
     public func pruneEventLog() async throws(StoreError) -> Int {
-        let retention = options.policy.retention
-        return try await pool.run(retry: .always) { connection in try self.prune(retention, on: connection) }
+        let policy = options.policy
+        return try await pool.run(retry: .always) { connection in try self.prune(policy, on: connection) }
     }
 
     /// Bounded deletes, each its own transaction, so pruning never holds locks for long.
-    func prune(_ retention: EventRetention, on connection: PostgresConnection) throws -> Int {
+    func prune(_ policy: StorePolicy, on connection: PostgresConnection) throws -> Int {
+        let retention = policy.retention
+        let keys = PostgresTransaction(connection: connection)
+        while try StoreMaintenance.pruneIdempotencyKeys(olderThan: policy.limits.idempotencyWindow, limit: 10_000, in: keys) == 10_000 {}
         let batch: Int64 = 10_000
         var total = 0
         let ageMilliseconds = retention.age.components.seconds * 1000

@@ -144,17 +144,21 @@ public final class PostgresStore: TransactionalStore {
     public func write<Value: Sendable>(_ body: @escaping @Sendable (any StoreTransaction) throws -> WriteOutcome<Value>)
         async throws(StoreError) -> Value {
         guard options.access.writes else { throw .unavailable(reason: "the PostgreSQL database was opened for reading only") }
-        let sequencer = self.sequencer
-        return try await pool.run(retry: .ifSafe) { connection in
-            let outcome = try connection.transaction { try body(PostgresTransaction(connection: connection)) }
-            for event in outcome.events {
-                self.profilesWithNewEvents.withLock { _ = $0.insert(event.profile) }
-                // The write is committed: failing to publish now must not fail it. The listener
-                // publishes the event when its notification arrives, or after reconnecting.
-                try? Self.publish(event, sequencer, on: connection)
-            }
-            return outcome.value
+        return try await pool.run(retry: .ifSafe) { connection in try self.commit(body, on: connection) }
+    }
+
+    /// Runs `body` in one transaction on `connection` (a pool thread's) and, once it committed,
+    /// publishes its events: a write, and the store's own maintenance writes.
+    private func commit<Value>(_ body: (any StoreTransaction) throws -> WriteOutcome<Value>, on connection: PostgresConnection) throws
+        -> Value {
+        let outcome = try connection.transaction { try body(PostgresTransaction(connection: connection)) }
+        for event in outcome.events {
+            profilesWithNewEvents.withLock { _ = $0.insert(event.profile) }
+            // The write is committed: failing to publish now must not fail it. The listener
+            // publishes the event when its notification arrives, or after reconnecting.
+            try? Self.publish(event, sequencer, on: connection)
         }
+        return outcome.value
     }
 
     /// Publishes a committed event of this store's, first reading from the log any ids before it
@@ -172,14 +176,22 @@ public final class PostgresStore: TransactionalStore {
     /// A pruning every ``StorePolicy/pruneInterval`` on a pool connection, until the store closes.
     private func startMaintenance() {
         let stop = stopMaintenance, pool = self.pool, interval = options.policy.pruneInterval
-        let retention = options.policy.retention
+        let policy = options.policy
         let thread = Thread { [weak self] in
             while stop.wait(timeout: .now() + .milliseconds(Int(clamping: max(1, interval.wholeMilliseconds)))) == .timedOut {
                 guard let store = self else { return }
                 let done = DispatchSemaphore(value: 0)
                 let submitted = pool.submit { worker in
                     // Storage errors are retried at the next interval.
-                    _ = try? worker.perform(retry: .always) { connection in try store.prune(retention, on: connection) }
+                    _ = try? worker.perform(retry: .always) { connection in try store.prune(policy, on: connection) }
+                    // Idle sessions expire in writes of their own, whose events reach every instance.
+                    _ = try? worker.perform(retry: .ifSafe) { connection in
+                        while try store.commit({ transaction in
+                            let events = try StoreMaintenance.expireIdleSessions(idleFor: policy.limits.sessionIdleExpiry, limit: 100,
+                                                                                 in: transaction)
+                            return WriteOutcome(events.count, events: events)
+                        }, on: connection) == 100 {}
+                    }
                     done.signal()
                 }
                 guard submitted else { return }

@@ -115,6 +115,26 @@ enum SQLiteSchema {
                 value TEXT NOT NULL
             ) STRICT, WITHOUT ROWID;
             """),
+        (7, "idempotency keys; session labels, change times and idle expiry", """
+            -- The answer to each write sent with an Idempotency-Key, committed with the write itself.
+            CREATE TABLE idempotency_keys (
+                profile     TEXT    NOT NULL,
+                key         TEXT    NOT NULL,
+                fingerprint TEXT    NOT NULL,  -- what makes a retry the same request
+                created_at  INTEGER NOT NULL,
+                status      INTEGER NOT NULL,  -- 0 only inside the transaction that claims the key
+                headers     TEXT    NOT NULL,  -- the answer's own header fields: [[name, value], ...]
+                body        TEXT    NOT NULL,
+                PRIMARY KEY (profile, key)
+            ) STRICT, WITHOUT ROWID;
+            CREATE INDEX idempotency_keys_by_time ON idempotency_keys (created_at);
+
+            ALTER TABLE sessions ADD COLUMN label TEXT;
+            -- When the session last changed; sessions unchanged for the idle expiry are deleted.
+            ALTER TABLE sessions ADD COLUMN updated_at INTEGER NOT NULL DEFAULT 0;
+            UPDATE sessions SET updated_at = created_at;
+            CREATE INDEX sessions_by_update ON sessions (updated_at);
+            """),
     ]
 
     static var latestVersion: Int { migrations.last?.version ?? 0 }

@@ -54,7 +54,7 @@ public final class SQLiteStore: TransactionalStore, CounterCacheReading {
         let opening = try SQLiteOpening(path: path, access: access)
         defer { opening.setupLock?.release() }
         let synchronous = options.durability == .full ? "FULL" : "NORMAL"
-        let retention = options.policy.retention
+        let policy = options.policy
         let (feed, counters) = (self.feed, self.counters)
         let migrates = opening.migrates
         if access.writes {
@@ -72,7 +72,11 @@ public final class SQLiteStore: TransactionalStore, CounterCacheReading {
                     return WriteContext(connection: connection, claimsProfiles: access.exclusive)
                 }, maxBatch: options.maxBatch, maintenanceInterval: options.policy.pruneInterval, maintenance: { context in
                     // Storage errors here are retried at the next interval; writes report their own.
-                    if access.background { _ = try? Self.pruneInTransaction(context, retention) }
+                    guard access.background else { return }
+                    _ = try? Self.pruneInTransaction(context, policy)
+                    _ = try? Self.expireInTransaction(context, idle: policy.limits.sessionIdleExpiry) { effects in
+                        Self.apply(effects, context: context, feed: feed, counters: counters)
+                    }
                 }, committed: { context, committed in
                     Self.apply(committed, context: context, feed: feed, counters: counters)
                 })
@@ -117,7 +121,7 @@ public final class SQLiteStore: TransactionalStore, CounterCacheReading {
 
     /// After a commit, in commit order and before anyone is answered: the profiles that exist
     /// now, the events for the feed, and the counter cache.
-    private static func apply(_ committed: [CommitEffects], context: WriteContext, feed: EventFeed, counters: CounterCache) {
+    static func apply(_ committed: [CommitEffects], context: WriteContext, feed: EventFeed, counters: CounterCache) {
         var events: [LoggedEvent] = []
         for effects in committed {
             context.knownProfiles.formUnion(effects.claimedProfiles)

@@ -6,12 +6,23 @@ public struct SessionState: Sendable, Hashable {
     public let id: SessionID
     public let session: NavigationSession
     public let version: Version
+    /// What the client that made the session called it (an app's launch, a device), if anything.
+    public let label: String?
+    /// When it was made and last changed, in milliseconds since 1970 by the database's clock
+    /// (0 for a state not read from the store). A session unchanged for
+    /// ``StoreLimits/sessionIdleExpiry`` expires.
+    public let createdAt: Int64
+    public let updatedAt: Int64
 
-    public init(profile: ProfileName, id: SessionID, session: NavigationSession, version: Version) {
+    public init(profile: ProfileName, id: SessionID, session: NavigationSession, version: Version, label: String? = nil,
+                createdAt: Int64 = 0, updatedAt: Int64 = 0) {
         self.profile = profile
         self.id = id
         self.session = session
         self.version = version
+        self.label = label
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
     }
 }
 
@@ -22,13 +33,21 @@ public struct SessionSummary: Sendable, Hashable {
     public let depth: Int
     public let root: ScreenID
     public let top: ScreenID
+    public let label: String?
+    /// Milliseconds since 1970 (see ``SessionState/createdAt``).
+    public let createdAt: Int64
+    public let updatedAt: Int64
 
-    public init(id: SessionID, version: Version, depth: Int, root: ScreenID, top: ScreenID) {
+    public init(id: SessionID, version: Version, depth: Int, root: ScreenID, top: ScreenID, label: String? = nil,
+                createdAt: Int64 = 0, updatedAt: Int64 = 0) {
         self.id = id
         self.version = version
         self.depth = depth
         self.root = root
         self.top = top
+        self.label = label
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
     }
 }
 

@@ -105,6 +105,26 @@ public protocol Store: TokenStore {
     /// the session's last version).
     func deleteSession(_ id: SessionID, of profile: ProfileName, if precondition: WritePrecondition?) async throws(StoreError) -> Int64
 
+    // MARK: Writes as values
+
+    /// Runs `write` in one transaction: what each write above does, for a write built as a value
+    /// (``StoreWrite``).
+    func perform<Value: Sendable>(_ write: StoreWrite<Value>) async throws(StoreError) -> Value
+
+    /// Runs `write` under an idempotency key: in one transaction, claims the key, runs the write
+    /// and records `answer` of its value, so a retry within ``StoreLimits/idempotencyWindow``
+    /// gets the recorded answer and writes nothing, whichever instance it reaches. A refused
+    /// write (a ``StoreError``) records nothing and is thrown as without a key.
+    func perform<Value: Sendable>(_ write: StoreWrite<Value>, remembering request: IdempotentRequest,
+                                  answer: @escaping @Sendable (Value) -> RecordedAnswer) async throws(StoreError) -> IdempotentOutcome
+
+    // MARK: The whole profile
+
+    /// Everything a client mirrors of `profile`, from one snapshot, with the id of the newest
+    /// event that snapshot includes: a client that opens the event stream after that id misses
+    /// nothing and sees nothing twice.
+    func state(of profile: ProfileName) async throws(StoreError) -> ProfileState
+
     // MARK: Profiles
 
     /// At most `limit` (at least 1) profiles whose names sort after `after` (from the first when

@@ -41,7 +41,7 @@ struct ReadmeTests {
             return line.replacing(/npt_[0-9a-f]{12}_[0-9a-f]{64}/, with: "npt_*")
                 .replacing(/nps_[0-9]+_[0-9a-f]+_([0-9a-f]{12}|open)_[0-9a-f]{64}/, with: "nps_*")
                 .replacing(/"id":"[0-9a-f]{12}"/, with: #""id":"*""#)
-                .replacing(/"(createdAt|expiresAt)":"[^"]*"/) { #""\#($0.1)":"*""# }
+                .replacing(/"(createdAt|expiresAt|updatedAt|timestamp)":"[^"]*"/) { #""\#($0.1)":"*""# }
                 .replacing(/[0-9a-f]{32}/, with: "*")
         }
     }

@@ -198,7 +198,7 @@ struct SessionAPITests {
             let list = try await app.request("GET", collection)
             #expect(list.status == 200)
             #expect(list.header("Content-Type") == "application/json")
-            #expect(list.text == """
+            #expect(list.text.replacing(/,"label":null,"createdAt":"[^"]*","updatedAt":"[^"]*"/, with: "") == """
                 {"profile":"ana","sessions":[\
                 {"id":"\(first)","version":1,"depth":1,"root":"home","top":"home"},\
                 {"id":"\(second)","version":3,"depth":2,"root":"start","top":"detail"}]}

@@ -37,6 +37,8 @@ struct StoreSettings: Sendable {
     var pruneInterval: Duration = .seconds(60)
     /// PostgreSQL: connections per store (small, so parallel tests stay under max_connections).
     var poolSize = 3
+    var idempotencyWindow: Duration = .seconds(86_400)
+    var sessionIdleExpiry: Duration = .seconds(30 * 86_400)
     /// What the store may do to its database (the service's part by default).
     var access = StoreAccess.service
 }
@@ -73,7 +75,8 @@ struct TestDatabase: Sendable {
     /// Opens (starts) a store on this database.
     func open(_ settings: StoreSettings = StoreSettings()) throws -> any Store {
         let policy = StorePolicy(
-            limits: StoreLimits(maxPreferencesPerProfile: settings.maxPreferencesPerProfile, maxSessionsPerProfile: settings.maxSessionsPerProfile),
+            limits: StoreLimits(maxPreferencesPerProfile: settings.maxPreferencesPerProfile, maxSessionsPerProfile: settings.maxSessionsPerProfile,
+                                idempotencyWindow: settings.idempotencyWindow, sessionIdleExpiry: settings.sessionIdleExpiry),
             retention: EventRetention(count: settings.eventRetentionCount, age: settings.eventRetentionAge),
             pruneInterval: settings.pruneInterval)
         let store: any Store

@@ -54,16 +54,20 @@ public struct ChangeEvent: Sendable, Hashable {
 
     /// The seed's `doRefreshNotification`: the font settings changed (one event per accepted
     /// change, F-6). It carries the new settings, so subscribers need not come back to read them.
-    public static func refresh(_ state: FontState, changedKeys: [PreferenceKey]) -> ChangeEvent {
-        ChangeEvent(type: .refresh, payload: [
+    /// `removedKeys` (only when a font key's stored value was deleted) tells a mirror that the key
+    /// reads its default or nothing now, rather than the number its view reads.
+    public static func refresh(_ state: FontState, changedKeys: [PreferenceKey], removedKeys: [PreferenceKey] = []) -> ChangeEvent {
+        var payload: JSONObject = [
             "profile": .string(state.profile.rawValue),
             "name": .string("doRefreshNotification"),
             "keys": .array(changedKeys.map { .string($0.rawValue) }),
             "sliderValue": .number(state.settings.sliderValue),
             "fontSize": .number(state.settings.fontSize),
             "effectiveFontSize": .number(state.settings.effectiveFontSize),
-            "version": .integer(state.version.rawValue),
-        ])
+        ]
+        if !removedKeys.isEmpty { payload["removed"] = .array(removedKeys.map { .string($0.rawValue) }) }
+        payload["version"] = .integer(state.version.rawValue)
+        return ChangeEvent(type: .refresh, payload: payload)
     }
 
     /// A stored preference was set (`value`) or removed (`nil`; what readers see then, the

@@ -45,6 +45,8 @@ public enum ProblemType: String, Sendable, CaseIterable {
     case serverBusy = "server-busy"
     case hostNotAllowed = "host-not-allowed"
     case foreignOrigin = "foreign-origin"
+    case invalidIdempotencyKey = "invalid-idempotency-key"
+    case idempotencyKeyReused = "idempotency-key-reused"
 
     /// The `type` member: a URN, stable and not meant to be dereferenced.
     public var uri: String { "urn:navprefs:problem:" + rawValue }
@@ -66,6 +68,8 @@ public enum ProblemType: String, Sendable, CaseIterable {
         case .serverBusy: 503
         case .hostNotAllowed: 421
         case .foreignOrigin: 403
+        case .invalidIdempotencyKey: 400
+        case .idempotencyKeyReused: 422
         case .invalidValue, .valueTooLarge: 422
         case .tooManyPreferences: 409
         case .unsupportedMediaType: 415
@@ -124,6 +128,8 @@ public enum ProblemType: String, Sendable, CaseIterable {
         case .serverBusy: "Server busy"
         case .hostNotAllowed: "Host not served here"
         case .foreignOrigin: "Request from a foreign web origin"
+        case .invalidIdempotencyKey: "Invalid Idempotency-Key"
+        case .idempotencyKeyReused: "Idempotency-Key used for another request"
         }
     }
 }

@@ -49,13 +49,11 @@ struct CounterRoutes {
     }
 
     private func write(_ operation: CounterOperation, _ request: APIRequest) throws(APIError) -> APIResult {
-        let store = self.store
         let profile = try request.profile()
         // If-Match, or If-None-Match (`*`: only while the counter's profile does not exist yet).
         let precondition = ETag.writePrecondition(from: request.http.headers)
-        return .deferred { () async throws(StoreError) -> HTTPResponse in
-            let change = try await store.apply(operation, toCounterOf: profile, if: precondition)
-            return Self.response(for: change.state, eventID: change.eventID)
+        return try IdempotentWrites.run(request, profile: profile, store: store, .counter(operation, of: profile, if: precondition)) { change in
+            Self.response(for: change.state, eventID: change.eventID)
         }
     }
 

@@ -51,9 +51,13 @@ struct DefaultsRoutes {
             try limits.check(member.value, for: key)
         }
         let precondition = ETag.writePrecondition(from: request.http.headers)
-        let store = self.store
-        return .deferred { () async throws(StoreError) -> HTTPResponse in
-            let change = try await store.setDefaults(defaults, merging: merging, of: profile, if: precondition)
+        let write: StoreWrite<DefaultsChange>
+        do {
+            write = try .setDefaults(defaults, merging: merging, of: profile, if: precondition)
+        } catch {
+            throw APIError(error)
+        }
+        return try IdempotentWrites.run(request, profile: profile, store: store, write) { change in
             var body = Self.body(change.state)
             body.add("eventId", change.eventID)
             return JSONResponse.make(body, version: change.state.version)

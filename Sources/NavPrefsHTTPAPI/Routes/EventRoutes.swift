@@ -8,7 +8,8 @@ import NavPrefsStore
 /// With `Last-Event-ID` (or `?last_event_id=`; the header wins) the stream replays every logged
 /// event after that id, then goes live, with no gap and no duplicate; an id the log can no
 /// longer continue gets an explicit `reset` event. Without one it starts from now, after an
-/// `id:` line holding the newest id, so a reconnect resumes from there.
+/// `id:` line holding the newest id, so a reconnect resumes from there. Asked for as JSON
+/// (`Accept: application/json`), it answers a page of the log instead (``EventPage``).
 struct EventRoutes {
     let store: any Store
     let hub: EventHub
@@ -25,6 +26,9 @@ struct EventRoutes {
         } catch {
             throw APIError(.invalidQuery, "\(error.description.prefix(1).uppercased())\(error.description.dropFirst()).")
         }
+        // The same events as one JSON page, for clients that cannot hold a stream open.
+        if EventPage.isWanted(request.http) { return try EventPage.read(request, profile: profile, filter: filter, store: store) }
+        _ = try EventPage.bounds(of: request.http)
         // HEAD: the stream's headers, and no stream (nothing registered, nothing replayed).
         if request.http.method == "HEAD" { return .immediate(HTTPResponse(status: 200, headers: Self.streamHeaders, body: .stream { _ in })) }
         let lastEventID = request.http.headers["Last-Event-ID"] ?? request.http.queryValue("last_event_id")

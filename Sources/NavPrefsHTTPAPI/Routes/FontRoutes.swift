@@ -43,9 +43,7 @@ struct FontRoutes {
                                         "maximum": .number(FontSettings.sliderRange.upperBound)])
         }
         let precondition = ETag.writePrecondition(from: request.http.headers)
-        let store = self.store
-        return .deferred { () async throws(StoreError) -> HTTPResponse in
-            let change = try await store.setFont(settings, of: profile, if: precondition)
+        return try IdempotentWrites.run(request, profile: profile, store: store, .font(settings, of: profile, if: precondition)) { change in
             var body = Self.body(change.state)
             body.add("eventId", change.eventID)
             return JSONResponse.make(body, version: change.state.version)

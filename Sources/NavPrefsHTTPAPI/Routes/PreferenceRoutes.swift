@@ -54,9 +54,13 @@ struct PreferenceRoutes {
             updates.append(PreferenceUpdate(key: key, value: member.value == .null ? nil : member.value))
         }
         let precondition = ETag.writePrecondition(from: request.http.headers)
-        let store = self.store
-        return .deferred { [updates] () async throws(StoreError) -> HTTPResponse in
-            let change = try await store.updatePreferences(updates, of: profile, if: precondition)
+        let write: StoreWrite<PreferencesChange>
+        do {
+            write = try .updatePreferences(updates, of: profile, if: precondition)
+        } catch {
+            throw APIError(error)
+        }
+        return try IdempotentWrites.run(request, profile: profile, store: store, write) { change in
             var body = Self.body(change.snapshot)
             if let last = change.eventIDs.last { body.add("eventId", last) } else { body.addNull("eventId") }
             body.add("eventIds", JSONValue.array(change.eventIDs.map(JSONValue.integer)))
@@ -100,9 +104,13 @@ struct PreferenceRoutes {
         }
         try limits.check(value, for: key)
         let precondition = ETag.writePrecondition(from: request.http.headers)
-        let store = self.store
-        return .deferred { () async throws(StoreError) -> HTTPResponse in
-            let change = try await store.setPreference(value, for: key, of: profile, if: precondition)
+        let write: StoreWrite<PreferenceChange>
+        do {
+            write = try .setPreference(value, for: key, of: profile, if: precondition)
+        } catch {
+            throw APIError(error)
+        }
+        return try IdempotentWrites.run(request, profile: profile, store: store, write) { change in
             let version = change.slot.viewVersion
             var body = Self.body(key, value: change.slot.value ?? value, source: .stored, version: version)
             body.add("eventId", change.eventID.map(JSONValue.integer) ?? .null)
@@ -118,9 +126,7 @@ struct PreferenceRoutes {
         let profile = try request.profile()
         let key = try request.preferenceKey()
         let precondition = ETag.writePrecondition(from: request.http.headers)
-        let store = self.store
-        return .deferred { () async throws(StoreError) -> HTTPResponse in
-            let change = try await store.removePreference(key, of: profile, if: precondition)
+        return try IdempotentWrites.run(request, profile: profile, store: store, .removePreference(key, of: profile, if: precondition)) { change in
             var body = JSONObjectBuilder()
             body.add("key", key.rawValue)
             body.add("value", change.slot.value ?? .null)

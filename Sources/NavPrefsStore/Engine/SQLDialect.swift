@@ -96,22 +96,27 @@ extension StoreStatement {
             "SELECT count(*) FROM sessions WHERE profile = $1"
         case .insertSession:
             """
-            INSERT INTO sessions (profile, id, state, version, depth, root, top, created_seq, created_at)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $4, \(dialect.now))
+            INSERT INTO sessions (profile, id, state, version, depth, root, top, created_seq, created_at, label, updated_at)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $4, \(dialect.now), $8, \(dialect.now))
+            RETURNING created_at, updated_at
             """
         case .updateSession:
-            "UPDATE sessions SET state = $3, version = $4, depth = $5, root = $6, top = $7 WHERE profile = $1 AND id = $2"
+            """
+            UPDATE sessions SET state = $3, version = $4, depth = $5, root = $6, top = $7, updated_at = \(dialect.now)
+            WHERE profile = $1 AND id = $2
+            RETURNING label, created_at, updated_at
+            """
         case .deleteSession:
             "DELETE FROM sessions WHERE profile = $1 AND id = $2"
         case .readSession:
-            "SELECT state, version FROM sessions WHERE profile = $1 AND id = $2"
+            "SELECT state, version, label, created_at, updated_at FROM sessions WHERE profile = $1 AND id = $2"
         case .readSessionForUpdate:
-            "SELECT state, version FROM sessions WHERE profile = $1 AND id = $2" + dialect.forUpdate
+            "SELECT state, version, label, created_at, updated_at FROM sessions WHERE profile = $1 AND id = $2" + dialect.forUpdate
         case .sessionVersionForUpdate:
             "SELECT version FROM sessions WHERE profile = $1 AND id = $2" + dialect.forUpdate
         case .listSessions:
             """
-            SELECT s.id, s.version, s.depth, s.root, s.top
+            SELECT s.id, s.version, s.depth, s.root, s.top, s.label, s.created_at, s.updated_at
             FROM profiles p LEFT JOIN sessions s ON s.profile = p.name
             WHERE p.name = $1
             ORDER BY s.created_seq
@@ -139,6 +144,30 @@ extension StoreStatement {
             "SELECT value FROM secrets WHERE name = $1"
         case .ping:
             "SELECT 1"
+        case .claimIdempotencyKey:
+            // The claim is written with no answer (status 0); the same transaction records it.
+            """
+            INSERT INTO idempotency_keys (profile, key, fingerprint, created_at, status, headers, body)
+            VALUES ($1, $2, $3, \(dialect.now), 0, '[]', '')
+            ON CONFLICT (profile, key) DO UPDATE SET fingerprint = excluded.fingerprint, created_at = excluded.created_at,
+                status = 0, headers = '[]', body = ''
+            WHERE idempotency_keys.created_at < excluded.created_at - $4
+            RETURNING 1
+            """
+        case .idempotentAnswer:
+            "SELECT fingerprint, status, headers, body FROM idempotency_keys WHERE profile = $1 AND key = $2"
+        case .recordIdempotentAnswer:
+            "UPDATE idempotency_keys SET status = $3, headers = $4, body = $5 WHERE profile = $1 AND key = $2"
+        case .pruneIdempotencyKeys:
+            """
+            DELETE FROM idempotency_keys WHERE (profile, key) IN
+                (SELECT profile, key FROM idempotency_keys WHERE created_at < \(dialect.now) - $1 ORDER BY created_at LIMIT $2)
+            RETURNING 1
+            """
+        case .idleSessions:
+            "SELECT profile, id FROM sessions WHERE updated_at < \(dialect.now) - $1 ORDER BY updated_at LIMIT $2"
+        case .idleSessionForUpdate:
+            "SELECT version FROM sessions WHERE profile = $1 AND id = $2 AND updated_at < \(dialect.now) - $3" + dialect.forUpdate
         case .exportProfiles, .exportPreferences, .exportSessions, .exportSecrets, .contentCounts, .marker, .setMarker, .deleteMarker,
              .clearEvents, .clearSessions, .clearDefaults, .clearPreferences, .clearProfiles, .resetDefaultProfile, .clearTokens,
              .clearSecrets, .importProfiles, .importPreferences, .importDefaults, .importSessions, .importEvents, .importTokens,

@@ -46,20 +46,22 @@ public enum StoreStatement: Sendable, Hashable, CaseIterable {
 
     /// (profile) → number of sessions.
     case countSessions
-    /// (profile, id, state JSON, version, depth, root, top): a new session, created now.
+    /// (profile, id, state JSON, version, depth, root, top, label or NULL): a new session, created
+    /// and updated now → created_at, updated_at.
     case insertSession
-    /// (profile, id, state JSON, version, depth, root, top).
+    /// (profile, id, state JSON, version, depth, root, top), updated now → label, created_at, updated_at.
     case updateSession
     /// (profile, id).
     case deleteSession
-    /// (profile, id) → state JSON, version.
+    /// (profile, id) → state JSON, version, label, created_at, updated_at.
     case readSession
-    /// (profile, id) → state JSON, version; the row stays locked until the transaction ends.
+    /// (profile, id) → the same; the row stays locked until the transaction ends.
     case readSessionForUpdate
     /// (profile, id) → version; the row stays locked until the transaction ends.
     case sessionVersionForUpdate
-    /// (profile) → one row per session, oldest first: id, version, depth, root, top; a profile
-    /// without sessions answers one row of NULLs, a missing profile none.
+    /// (profile) → one row per session, oldest first: id, version, depth, root, top, label,
+    /// created_at, updated_at; a profile without sessions answers one row of NULLs, a missing
+    /// profile none.
     case listSessions
 
     // MARK: Profiles
@@ -98,6 +100,28 @@ public enum StoreStatement: Sendable, Hashable, CaseIterable {
     /// () → one row.
     case ping
 
+    // MARK: Idempotency keys
+
+    /// (profile, key, fingerprint, window in ms) → one row when the key is claimed by this
+    /// transaction: new, or older than the window and taken over. A key claimed by another
+    /// transaction that has not ended makes this wait for it (PostgreSQL).
+    case claimIdempotencyKey
+    /// (profile, key) → fingerprint, status, headers (a JSON array of [name, value]), body.
+    case idempotentAnswer
+    /// (profile, key, status, headers, body): the answer of the write that claimed the key.
+    case recordIdempotentAnswer
+    /// (window in ms, limit) → one row per key deleted, at most `limit`, older than the window.
+    case pruneIdempotencyKeys
+
+    // MARK: Session expiry
+
+    /// (idle in ms, limit) → profile, id of the sessions unchanged for longer than `idle`,
+    /// least recently changed first.
+    case idleSessions
+    /// (profile, id, idle in ms) → version, when the session is still unchanged for longer than
+    /// `idle`; the row stays locked until the transaction ends.
+    case idleSessionForUpdate
+
     // MARK: Moving a store: export, import, and what an import leaves unfinished
     // (SQL in TransferStatements.swift; rows parameters are JSON arrays of row arrays,
     // read with ``SQLDialect/rows(_:alias:columns:)``)
@@ -108,7 +132,8 @@ public enum StoreStatement: Sendable, Hashable, CaseIterable {
     /// (profile) → key, value (JSON text, NULL: a tombstone), version of every stored value and
     /// tombstone, keys in byte order.
     case exportPreferences
-    /// (profile) → id, state JSON, version, created_seq, created_at of every session, oldest first.
+    /// (profile) → id, state JSON, version, created_seq, created_at, label, updated_at of every
+    /// session, oldest first.
     case exportSessions
     /// () → name, value of every shared secret, names in byte order.
     case exportSecrets
@@ -143,7 +168,8 @@ public enum StoreStatement: Sendable, Hashable, CaseIterable {
     case importPreferences
     /// (rows of profile, key, value JSON text, position).
     case importDefaults
-    /// (rows of profile, id, state JSON, version, depth, root, top, created_seq, created_at).
+    /// (rows of profile, id, state JSON, version, depth, root, top, created_seq, created_at, label
+    /// or null, updated_at).
     case importSessions
     /// (rows of profile, id, type, data, created_at).
     case importEvents

@@ -60,11 +60,19 @@ public struct StoreLimits: Sendable, Equatable {
     public var maxSessionsPerProfile: Int
     /// Tombstones of ordinary keys kept per profile (their versions matter only while recent).
     public var keptTombstones: Int
+    /// How long an `Idempotency-Key` is remembered: a retry within it gets the first answer.
+    public var idempotencyWindow: Duration
+    /// How long a navigation session may go unchanged before the store's pruning deletes it
+    /// (logging a `navigation` event, `expire`).
+    public var sessionIdleExpiry: Duration
 
-    public init(maxPreferencesPerProfile: Int = 1_000, maxSessionsPerProfile: Int = 100, keptTombstones: Int = 1_000) {
+    public init(maxPreferencesPerProfile: Int = 1_000, maxSessionsPerProfile: Int = 100, keptTombstones: Int = 1_000,
+                idempotencyWindow: Duration = .seconds(86_400), sessionIdleExpiry: Duration = .seconds(30 * 86_400)) {
         self.maxPreferencesPerProfile = maxPreferencesPerProfile
         self.maxSessionsPerProfile = maxSessionsPerProfile
         self.keptTombstones = keptTombstones
+        self.idempotencyWindow = idempotencyWindow
+        self.sessionIdleExpiry = sessionIdleExpiry
     }
 }
 

@@ -14,7 +14,7 @@ extension StoreStatement {
         case .exportPreferences:
             "SELECT key, value, version FROM preferences WHERE profile = $1 ORDER BY \(dialect.byteOrder("key"))"
         case .exportSessions:
-            "SELECT id, state, version, created_seq, created_at FROM sessions WHERE profile = $1 ORDER BY created_seq, \(dialect.byteOrder("id"))"
+            "SELECT id, state, version, created_seq, created_at, label, updated_at FROM sessions WHERE profile = $1 ORDER BY created_seq, \(dialect.byteOrder("id"))"
         case .exportSecrets:
             "SELECT name, value FROM secrets ORDER BY \(dialect.byteOrder("name"))"
         case .contentCounts:
@@ -62,11 +62,12 @@ extension StoreStatement {
             """
         case .importSessions:
             """
-            INSERT INTO sessions (profile, id, state, version, depth, root, top, created_seq, created_at)
-            SELECT r.profile, r.id, r.state, r.version, r.depth, r.root, r.top, r.created_seq, r.created_at
+            INSERT INTO sessions (profile, id, state, version, depth, root, top, created_seq, created_at, label, updated_at)
+            SELECT r.profile, r.id, r.state, r.version, r.depth, r.root, r.top, r.created_seq, r.created_at, r.label, r.updated_at
             FROM \(dialect.rows(1, alias: "r", columns: [("profile", .text), ("id", .text), ("state", .text), ("version", .integer),
                                                           ("depth", .integer), ("root", .text), ("top", .text),
-                                                          ("created_seq", .integer), ("created_at", .integer)]))
+                                                          ("created_seq", .integer), ("created_at", .integer), ("label", .text),
+                                                          ("updated_at", .integer)]))
             """
         case .importEvents:
             """

@@ -84,7 +84,8 @@ package enum Steps {
             let other = slot.key == WellKnownKey.fontSize ? WellKnownKey.sliderValue : WellKnownKey.fontSize
             guard let otherSlot = try readSlot(other, of: profile, in: transaction) else { throw StoreError.profileNotFound(profile) }
             let (slider, size) = slot.key == WellKnownKey.sliderValue ? (slot, otherSlot) : (otherSlot, slot)
-            return .refresh(FontState(profile: profile, slider: slider, fontSize: size), changedKeys: [slot.key])
+            return .refresh(FontState(profile: profile, slider: slider, fontSize: size), changedKeys: [slot.key],
+                            removedKeys: removed ? [slot.key] : [])
         case .none:
             return .preference(profile, key: slot.key, value: removed ? nil : slot.value, visible: slot.value, version: version)
         }

@@ -11,11 +11,19 @@ extension TransactionalStore {
 
     public func apply(_ operation: CounterOperation, toCounterOf profile: ProfileName, if precondition: WritePrecondition?)
         async throws(StoreError) -> CounterChange {
-        try await write { transaction in try Self.apply(operation, to: profile, if: precondition, in: transaction) }
+        try await perform(.counter(operation, of: profile, if: precondition))
+    }
+}
+
+extension StoreWrite where Value == CounterChange {
+    /// ``Store/apply(_:toCounterOf:if:)`` as a value.
+    public static func counter(_ operation: CounterOperation, of profile: ProfileName, if precondition: WritePrecondition?)
+        -> StoreWrite {
+        StoreWrite { transaction, _ in try apply(operation, to: profile, if: precondition, in: transaction) }
     }
 
-    static func apply(_ operation: CounterOperation, to profile: ProfileName, if precondition: WritePrecondition?,
-                      in transaction: any StoreTransaction) throws -> WriteOutcome<CounterChange> {
+    private static func apply(_ operation: CounterOperation, to profile: ProfileName, if precondition: WritePrecondition?,
+                              in transaction: any StoreTransaction) throws -> WriteOutcome<CounterChange> {
         // A profile comes into being on its first write; a refused one rolls the creation back.
         guard let claim = try transaction.claimEventID(of: profile, creating: true, touchingPreferences: true) else {
             throw StoreError.internal(reason: "a profile created in this transaction is missing")

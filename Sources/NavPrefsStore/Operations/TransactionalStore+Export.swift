@@ -98,7 +98,8 @@ private struct Exporter {
             let idText = try row.text(0)
             guard let id = try? SessionID(idText) else { throw StoreError.corrupted(reason: "session id '\(idText)' of '\(name)'") }
             try emit(.session(TransferSession(profile: name, id: id, version: try row.int64(2), createdSequence: try row.int64(3),
-                                              createdAt: try row.int64(4), state: try Steps.parse(try row.text(1)))))
+                                              createdAt: try row.int64(4), state: try Steps.parse(try row.text(1)),
+                                              label: row.optionalText(5), updatedAt: try row.int64(6))))
         }
         var after: Int64 = 0
         while true {

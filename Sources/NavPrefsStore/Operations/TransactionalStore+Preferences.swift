@@ -7,7 +7,7 @@ public import NavPrefsCore
 /// as a fresh suite: no values, no defaults, version 0.
 extension TransactionalStore {
     public func preferences(of profile: ProfileName) async throws(StoreError) -> PreferenceSnapshot {
-        try await read { transaction in try Self.snapshot(of: profile, in: transaction) }
+        try await read { transaction in try PreferenceSteps.snapshot(of: profile, in: transaction) }
     }
 
     public func preference(_ key: PreferenceKey, of profile: ProfileName) async throws(StoreError) -> PreferenceSlot {
@@ -18,24 +18,49 @@ extension TransactionalStore {
 
     public func setPreference(_ value: JSONValue, for key: PreferenceKey, of profile: ProfileName, if precondition: WritePrecondition?)
         async throws(StoreError) -> PreferenceChange {
-        let stored = try Steps.storedValue(value, for: key)
-        let limit = limits.maxPreferencesPerProfile
-        return try await write { transaction in
-            guard let claim = try transaction.claimEventID(of: profile, creating: true, touchingPreferences: true),
-                  let before = try Steps.readSlot(key, of: profile, in: transaction)
-            else { throw StoreError.internal(reason: "a profile created in this transaction is missing") }
-            try Steps.check(precondition, against: before.version)
-            if before.stored == nil { try Self.checkRoom(for: 1, of: profile, limit: limit, in: transaction) }
-            let after = try Self.store(stored, under: key, before: before, id: claim.eventID, of: profile, in: transaction)
-            return WriteOutcome(PreferenceChange(slot: after.slot, eventID: claim.eventID, created: before.source == .absent),
-                                events: [after.event], counterView: Self.counterView(afterChanging: [after.slot], of: profile))
-        }
+        try await perform(try .setPreference(value, for: key, of: profile, if: precondition))
     }
 
     public func removePreference(_ key: PreferenceKey, of profile: ProfileName, if precondition: WritePrecondition?)
         async throws(StoreError) -> PreferenceChange {
-        let kept = limits.keptTombstones
-        return try await write { transaction in
+        try await perform(.removePreference(key, of: profile, if: precondition))
+    }
+
+    public func updatePreferences(_ changes: [PreferenceUpdate], of profile: ProfileName, if precondition: WritePrecondition?)
+        async throws(StoreError) -> PreferencesChange {
+        try await perform(try .updatePreferences(changes, of: profile, if: precondition))
+    }
+
+    public func setDefaults(_ defaults: JSONObject, merging: Bool, of profile: ProfileName, if precondition: WritePrecondition?)
+        async throws(StoreError) -> DefaultsChange {
+        try await perform(try .setDefaults(defaults, merging: merging, of: profile, if: precondition))
+    }
+}
+
+extension StoreWrite where Value == PreferenceChange {
+    /// ``Store/setPreference(_:for:of:if:)`` as a value.
+    /// - Throws: ``StoreError/invalidValue(_:)`` at once, for a value a well-known key's view cannot take.
+    public static func setPreference(_ value: JSONValue, for key: PreferenceKey, of profile: ProfileName,
+                                     if precondition: WritePrecondition?) throws(StoreError) -> StoreWrite {
+        let stored = try Steps.storedValue(value, for: key)
+        return StoreWrite { transaction, limits in
+            let limit = limits.maxPreferencesPerProfile
+            guard let claim = try transaction.claimEventID(of: profile, creating: true, touchingPreferences: true),
+                  let before = try Steps.readSlot(key, of: profile, in: transaction)
+            else { throw StoreError.internal(reason: "a profile created in this transaction is missing") }
+            try Steps.check(precondition, against: before.version)
+            if before.stored == nil { try PreferenceSteps.checkRoom(for: 1, of: profile, limit: limit, in: transaction) }
+            let after = try PreferenceSteps.store(stored, under: key, before: before, id: claim.eventID, of: profile, in: transaction)
+            return WriteOutcome(PreferenceChange(slot: after.slot, eventID: claim.eventID, created: before.source == .absent),
+                                events: [after.event], counterView: PreferenceSteps.counterView(afterChanging: [after.slot], of: profile))
+        }
+    }
+
+    /// ``Store/removePreference(_:of:if:)`` as a value.
+    public static func removePreference(_ key: PreferenceKey, of profile: ProfileName, if precondition: WritePrecondition?)
+        -> StoreWrite {
+        StoreWrite { transaction, limits in
+            let kept = limits.keptTombstones
             // Removing what is not stored changes nothing and takes no event id (removeObject(forKey:)).
             let seen = try Steps.readSlot(key, of: profile, in: transaction) ?? Steps.emptySlot(key)
             try Steps.check(precondition, against: seen.version)
@@ -46,20 +71,24 @@ extension TransactionalStore {
             else { throw StoreError.preconditionFailed(current: nil) }
             try Steps.check(precondition, against: before.version)
             guard before.stored != nil else { throw StoreError.preconditionFailed(current: before.version) }
-            let after = try Self.remove(key, before: before, id: claim.eventID, kept: kept, of: profile, in: transaction)
+            let after = try PreferenceSteps.remove(key, before: before, id: claim.eventID, kept: kept, of: profile, in: transaction)
             return WriteOutcome(PreferenceChange(slot: after.slot, eventID: claim.eventID), events: [after.event],
-                                counterView: Self.counterView(afterChanging: [after.slot], of: profile))
+                                counterView: PreferenceSteps.counterView(afterChanging: [after.slot], of: profile))
         }
     }
+}
 
-    public func updatePreferences(_ changes: [PreferenceUpdate], of profile: ProfileName, if precondition: WritePrecondition?)
-        async throws(StoreError) -> PreferencesChange {
+extension StoreWrite where Value == PreferencesChange {
+    /// ``Store/updatePreferences(_:of:if:)`` as a value.
+    /// - Throws: ``StoreError/invalidValue(_:)`` at once, for a value a well-known key's view cannot take.
+    public static func updatePreferences(_ changes: [PreferenceUpdate], of profile: ProfileName, if precondition: WritePrecondition?)
+        throws(StoreError) -> StoreWrite {
         var updates: [(key: PreferenceKey, stored: JSONValue?)] = []
         for change in changes {
             updates.append((change.key, try change.value.map { value throws(StoreError) in try Steps.storedValue(value, for: change.key) }))
         }
-        let (limit, kept) = (limits.maxPreferencesPerProfile, limits.keptTombstones)
-        return try await write { [updates] transaction in
+        return StoreWrite { [updates] transaction, limits in
+            let (limit, kept) = (limits.maxPreferencesPerProfile, limits.keptTombstones)
             // The precondition is on the whole set's version (a view every profile has: 0 when
             // nobody wrote to it), read under the profile's lock.
             let versions = try transaction.firstRow(.profileVersionsForUpdate, .text(profile.rawValue))
@@ -68,7 +97,7 @@ extension TransactionalStore {
             var before: [PreferenceKey: PreferenceSlot] = [:]
             for slot in try Steps.readSlots(updates.map(\.key), of: profile, in: transaction) ?? [] { before[slot.key] = slot }
             let added = Set(updates.filter { $0.stored != nil && before[$0.key]?.stored == nil }.map(\.key))
-            if !added.isEmpty { try Self.checkRoom(for: added.count, of: profile, limit: limit, in: transaction) }
+            if !added.isEmpty { try PreferenceSteps.checkRoom(for: added.count, of: profile, limit: limit, in: transaction) }
             var events: [LoggedEvent] = [], changed: [PreferenceSlot] = []
             for update in updates {
                 let slot = before[update.key] ?? Steps.emptySlot(update.key)
@@ -77,24 +106,26 @@ extension TransactionalStore {
                     throw StoreError.preconditionFailed(current: nil)
                 }
                 let after = if let value = update.stored {
-                    try Self.store(value, under: update.key, before: slot, id: claim.eventID, of: profile, in: transaction)
+                    try PreferenceSteps.store(value, under: update.key, before: slot, id: claim.eventID, of: profile, in: transaction)
                 } else {
-                    try Self.remove(update.key, before: slot, id: claim.eventID, kept: kept, of: profile, in: transaction)
+                    try PreferenceSteps.remove(update.key, before: slot, id: claim.eventID, kept: kept, of: profile, in: transaction)
                 }
                 before[update.key] = after.slot
                 events.append(after.event)
                 changed.append(after.slot)
             }
-            let snapshot = try Self.snapshot(of: profile, in: transaction)
+            let snapshot = try PreferenceSteps.snapshot(of: profile, in: transaction)
             return WriteOutcome(PreferencesChange(snapshot: snapshot, eventIDs: events.map(\.id), changedKeys: changed.map(\.key)),
-                                events: events, counterView: changed.isEmpty ? nil : Self.counterView(afterChanging: changed, of: profile))
+                                events: events, counterView: changed.isEmpty ? nil : PreferenceSteps.counterView(afterChanging: changed, of: profile))
         }
     }
+}
 
-    // MARK: Steps of the writes above
+/// The steps the preference writes and reads share.
+enum PreferenceSteps {
 
     /// Stores `value` under `key` with version `id` and logs the event of the key's view.
-    private static func store(_ value: JSONValue, under key: PreferenceKey, before: PreferenceSlot, id: Int64, of profile: ProfileName,
+    static func store(_ value: JSONValue, under key: PreferenceKey, before: PreferenceSlot, id: Int64, of profile: ProfileName,
                               in transaction: any StoreTransaction) throws -> (slot: PreferenceSlot, event: LoggedEvent) {
         try transaction.run(.upsertPreferences, .text(profile.rawValue), .texts([key.rawValue]), .texts([value.jsonText]), .integer(id))
         let after = PreferenceSlot(key: key, stored: .init(value: value, version: Version(id)),
@@ -105,7 +136,7 @@ extension TransactionalStore {
 
     /// Leaves a tombstone with version `id` under `key` and logs the event of the key's view.
     /// Old tombstones of keys no view combines are pruned: removals cannot grow a profile without bound.
-    private static func remove(_ key: PreferenceKey, before: PreferenceSlot, id: Int64, kept: Int, of profile: ProfileName,
+    static func remove(_ key: PreferenceKey, before: PreferenceSlot, id: Int64, kept: Int, of profile: ProfileName,
                                in transaction: any StoreTransaction) throws -> (slot: PreferenceSlot, event: LoggedEvent) {
         try transaction.run(.tombstonePreferences, .text(profile.rawValue), .texts([key.rawValue]), .integer(id))
         try transaction.run(.pruneTombstones, .text(profile.rawValue), .integer(Int64(kept)))
@@ -116,14 +147,14 @@ extension TransactionalStore {
     }
 
     /// Refuses a write that would take the profile beyond `limit` stored keys.
-    private static func checkRoom(for added: Int, of profile: ProfileName, limit: Int, in transaction: any StoreTransaction) throws {
+    static func checkRoom(for added: Int, of profile: ProfileName, limit: Int, in transaction: any StoreTransaction) throws {
         let count = try transaction.firstRow(.countStoredPreferences, .text(profile.rawValue))?.int64(0) ?? 0
         guard count + Int64(added) <= Int64(limit) else { throw StoreError.tooManyPreferences(limit: limit) }
     }
 
     /// What a write of `slots` did to the counter view: the counter's new state when `numIndex`
     /// changed, else only that the profile exists now.
-    private static func counterView(afterChanging slots: [PreferenceSlot], of profile: ProfileName) -> CounterViewChange {
+    static func counterView(afterChanging slots: [PreferenceSlot], of profile: ProfileName) -> CounterViewChange {
         guard let counter = slots.last(where: { $0.key == WellKnownKey.counter }) else { return .profileExists(profile) }
         return .committed(CounterState(profile: profile, slot: counter))
     }
@@ -143,20 +174,33 @@ extension TransactionalStore {
                                   defaultsVersion: Version(try versions.int64(0)), version: Version(try versions.int64(1)))
     }
 
-    // MARK: Registered defaults (register(defaults:)), kept with the profile
+    /// The registered defaults of `profile`, in the order they were registered.
+    static func registeredDefaults(of profile: ProfileName, in transaction: any StoreTransaction) throws -> JSONObject {
+        JSONObject(try transaction.rows(.registeredDefaults, .text(profile.rawValue)).map { row in
+            (try row.text(0), try Steps.parse(try row.text(1)))
+        })
+    }
+}
 
+// MARK: Registered defaults (register(defaults:)), kept with the profile
+
+extension TransactionalStore {
     public func defaults(of profile: ProfileName) async throws(StoreError) -> DefaultsState {
         try await read { transaction in
             guard let versions = try transaction.firstRow(.profileVersions, .text(profile.rawValue)) else {
                 return DefaultsState(profile: profile, values: [:], version: .initial)
             }
-            return DefaultsState(profile: profile, values: try Self.registeredDefaults(of: profile, in: transaction),
+            return DefaultsState(profile: profile, values: try PreferenceSteps.registeredDefaults(of: profile, in: transaction),
                                  version: Version(try versions.int64(0)))
         }
     }
+}
 
-    public func setDefaults(_ defaults: JSONObject, merging: Bool, of profile: ProfileName, if precondition: WritePrecondition?)
-        async throws(StoreError) -> DefaultsChange {
+extension StoreWrite where Value == DefaultsChange {
+    /// ``Store/setDefaults(_:merging:of:if:)`` as a value.
+    /// - Throws: ``StoreError/invalidValue(_:)`` at once, for a default a well-known key's view cannot take.
+    public static func setDefaults(_ defaults: JSONObject, merging: Bool, of profile: ProfileName, if precondition: WritePrecondition?)
+        throws(StoreError) -> StoreWrite {
         var values = JSONObject()
         for member in defaults {
             guard let key = try? PreferenceKey(member.key) else { throw .internal(reason: "an invalid key reached the store") }
@@ -167,12 +211,12 @@ extension TransactionalStore {
                 values[member.key] = try Steps.storedValue(member.value, for: key)
             }
         }
-        return try await write { [values] transaction in
+        return StoreWrite { [values] transaction, _ in
             guard let claim = try transaction.claimEventID(of: profile, creating: true, touchingPreferences: true) else {
                 throw StoreError.internal(reason: "a profile created in this transaction is missing")
             }
             try Steps.checkView(precondition, against: claim.defaultsVersion)
-            var registered = merging ? try Self.registeredDefaults(of: profile, in: transaction) : JSONObject()
+            var registered = merging ? try PreferenceSteps.registeredDefaults(of: profile, in: transaction) : JSONObject()
             for member in values { registered[member.key] = member.value == .null ? nil : member.value }
             try transaction.run(.deleteDefaults, .text(profile.rawValue))
             if !registered.isEmpty {
@@ -185,12 +229,5 @@ extension TransactionalStore {
             // The counter may read its default now (or no longer): caches read it afresh.
             return WriteOutcome(DefaultsChange(state: state, eventID: claim.eventID), events: [logged], counterView: .invalidated(profile))
         }
-    }
-
-    /// The registered defaults of `profile`, in the order they were registered.
-    static func registeredDefaults(of profile: ProfileName, in transaction: any StoreTransaction) throws -> JSONObject {
-        JSONObject(try transaction.rows(.registeredDefaults, .text(profile.rawValue)).map { row in
-            (try row.text(0), try Steps.parse(try row.text(1)))
-        })
     }
 }

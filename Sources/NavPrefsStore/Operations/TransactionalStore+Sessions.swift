@@ -8,41 +8,16 @@ public import NavPrefsCore
 /// deadlock); sessions leave the version of the profile's preferences alone.
 extension TransactionalStore {
     public func createSession(_ session: NavigationSession, of profile: ProfileName) async throws(StoreError) -> SessionChange<Void> {
-        let limit = limits.maxSessionsPerProfile
-        let id = SessionID.random()
-        return try await write { transaction in
-            // The claim locks the profile, so concurrent creates count one after the other.
-            guard let claim = try transaction.claimEventID(of: profile, creating: true, touchingPreferences: false) else {
-                throw StoreError.profileNotFound(profile)
-            }
-            let count = try transaction.firstRow(.countSessions, .text(profile.rawValue))?.int64(0) ?? 0
-            guard count < limit else { throw StoreError.tooManySessions(limit: limit) }
-            try transaction.run(.insertSession, .text(profile.rawValue), .text(id.rawValue), .text(session.json.jsonText),
-                                .integer(claim.eventID), .integer(Int64(session.stack.count)),
-                                .text(session.stack.root.id.rawValue), .text(session.stack.top.id.rawValue))
-            let state = SessionState(profile: profile, id: id, session: session, version: Version(claim.eventID))
-            let logged = try Steps.log(.navigation(profile, session: id, action: "create", details: ["stack": Self.ids(of: session)],
-                                                   version: state.version), id: claim.eventID, for: profile, in: transaction)
-            return WriteOutcome(SessionChange(state: state, result: (), eventID: claim.eventID), events: [logged],
-                                counterView: .profileExists(profile))
-        }
+        try await perform(.createSession(session, of: profile))
     }
 
     public func sessions(of profile: ProfileName) async throws(StoreError) -> [SessionSummary] {
-        try await read(snapshot: false) { transaction in
-            // A profile nobody wrote to has no sessions, like one whose sessions were all deleted.
-            try transaction.rows(.listSessions, .text(profile.rawValue)).compactMap { row -> SessionSummary? in
-                guard let text = row.optionalText(0) else { return nil }  // a profile without sessions
-                guard let id = try? SessionID(text), let root = try? ScreenID(try row.text(3)), let top = try? ScreenID(try row.text(4))
-                else { throw StoreError.corrupted(reason: "a stored session row of '\(profile)' has invalid ids") }
-                return SessionSummary(id: id, version: Version(try row.int64(1)), depth: Int(try row.int64(2)), root: root, top: top)
-            }
-        }
+        try await read(snapshot: false) { transaction in try SessionSteps.summaries(of: profile, in: transaction) }
     }
 
     public func session(_ id: SessionID, of profile: ProfileName) async throws(StoreError) -> SessionState {
         try await read(snapshot: false) { transaction in
-            guard let state = try Self.readSession(id, of: profile, locking: false, in: transaction) else {
+            guard let state = try SessionSteps.readSession(id, of: profile, locking: false, in: transaction) else {
                 throw StoreError.sessionNotFound(id)
             }
             return state
@@ -53,8 +28,52 @@ extension TransactionalStore {
         _ id: SessionID, of profile: ProfileName, if precondition: WritePrecondition?,
         _ edit: @escaping @Sendable (inout NavigationSession) throws(NavigationError) -> SessionEdit<Result>
     ) async throws(StoreError) -> SessionChange<Result> {
-        try await write { transaction in
-            guard let before = try Self.readSession(id, of: profile, locking: true, in: transaction) else {
+        try await perform(.updateSession(id, of: profile, if: precondition, edit))
+    }
+
+    public func deleteSession(_ id: SessionID, of profile: ProfileName, if precondition: WritePrecondition?) async throws(StoreError) -> Int64 {
+        try await perform(.deleteSession(id, of: profile, if: precondition))
+    }
+}
+
+extension StoreWrite where Value == SessionChange<Void> {
+    /// ``Store/createSession(_:of:)`` as a value, with the `label` a client gave the session. The
+    /// session's id is drawn here, once: a write run again under its idempotency key answers the
+    /// same session.
+    public static func createSession(_ session: NavigationSession, label: String? = nil, of profile: ProfileName) -> StoreWrite {
+        let id = SessionID.random()
+        return StoreWrite { transaction, limits in
+            let limit = limits.maxSessionsPerProfile
+            // The claim locks the profile, so concurrent creates count one after the other.
+            guard let claim = try transaction.claimEventID(of: profile, creating: true, touchingPreferences: false) else {
+                throw StoreError.profileNotFound(profile)
+            }
+            let count = try transaction.firstRow(.countSessions, .text(profile.rawValue))?.int64(0) ?? 0
+            guard count < limit else { throw StoreError.tooManySessions(limit: limit) }
+            let times = try transaction.firstRow(
+                .insertSession, .text(profile.rawValue), .text(id.rawValue), .text(session.json.jsonText), .integer(claim.eventID),
+                .integer(Int64(session.stack.count)), .text(session.stack.root.id.rawValue), .text(session.stack.top.id.rawValue),
+                label.map(StatementValue.text) ?? .null)
+            let state = SessionState(profile: profile, id: id, session: session, version: Version(claim.eventID), label: label,
+                                     createdAt: try times?.int64(0) ?? 0, updatedAt: try times?.int64(1) ?? 0)
+            var details: JSONObject = ["stack": SessionSteps.ids(of: session)]
+            if let label { details["label"] = .string(label) }  // so that mirrors list it as its client named it
+            let logged = try Steps.log(.navigation(profile, session: id, action: "create", details: details, version: state.version),
+                                       id: claim.eventID, for: profile, in: transaction)
+            return WriteOutcome(SessionChange(state: state, result: (), eventID: claim.eventID), events: [logged],
+                                counterView: .profileExists(profile))
+        }
+    }
+}
+
+extension StoreWrite {
+    /// ``Store/updateSession(_:of:if:_:)`` as a value.
+    public static func updateSession<Result: Sendable>(
+        _ id: SessionID, of profile: ProfileName, if precondition: WritePrecondition?,
+        _ edit: @escaping @Sendable (inout NavigationSession) throws(NavigationError) -> SessionEdit<Result>
+    ) -> StoreWrite where Value == SessionChange<Result> {
+        StoreWrite { transaction, _ in
+            guard let before = try SessionSteps.readSession(id, of: profile, locking: true, in: transaction) else {
                 // A condition on a session that does not exist fails as a condition (RFC 9110 §13.1.1).
                 throw precondition != nil ? StoreError.preconditionFailed(current: nil) : StoreError.sessionNotFound(id)
             }
@@ -72,18 +91,23 @@ extension TransactionalStore {
             guard let claim = try transaction.claimEventID(of: profile, creating: false, touchingPreferences: false) else {
                 throw StoreError.profileNotFound(profile)
             }
-            try transaction.run(.updateSession, .text(profile.rawValue), .text(id.rawValue), .text(session.json.jsonText),
-                                .integer(claim.eventID), .integer(Int64(session.stack.count)),
-                                .text(session.stack.root.id.rawValue), .text(session.stack.top.id.rawValue))
-            let state = SessionState(profile: profile, id: id, session: session, version: Version(claim.eventID))
+            let row = try transaction.firstRow(.updateSession, .text(profile.rawValue), .text(id.rawValue), .text(session.json.jsonText),
+                                               .integer(claim.eventID), .integer(Int64(session.stack.count)),
+                                               .text(session.stack.root.id.rawValue), .text(session.stack.top.id.rawValue))
+            let state = SessionState(profile: profile, id: id, session: session, version: Version(claim.eventID),
+                                     label: row?.optionalText(0), createdAt: try row?.int64(1) ?? before.createdAt,
+                                     updatedAt: try row?.int64(2) ?? before.updatedAt)
             let logged = try Steps.log(.navigation(profile, session: id, action: event.action, details: event.details, version: state.version),
                                        id: claim.eventID, for: profile, in: transaction)
             return WriteOutcome(SessionChange(state: state, result: outcome.result, eventID: claim.eventID), events: [logged])
         }
     }
+}
 
-    public func deleteSession(_ id: SessionID, of profile: ProfileName, if precondition: WritePrecondition?) async throws(StoreError) -> Int64 {
-        try await write { transaction in
+extension StoreWrite where Value == Int64 {
+    /// ``Store/deleteSession(_:of:if:)`` as a value.
+    public static func deleteSession(_ id: SessionID, of profile: ProfileName, if precondition: WritePrecondition?) -> StoreWrite {
+        StoreWrite { transaction, _ in
             guard let row = try transaction.firstRow(.sessionVersionForUpdate, .text(profile.rawValue), .text(id.rawValue)) else {
                 throw precondition != nil ? StoreError.preconditionFailed(current: nil) : StoreError.sessionNotFound(id)
             }
@@ -97,7 +121,10 @@ extension TransactionalStore {
             return WriteOutcome(claim.eventID, events: [logged])
         }
     }
+}
 
+/// The steps the session reads and writes share.
+enum SessionSteps {
     /// One session as stored; with `locking`, its row stays locked until the transaction ends.
     static func readSession(_ id: SessionID, of profile: ProfileName, locking: Bool, in transaction: any StoreTransaction) throws
         -> SessionState? {
@@ -109,7 +136,20 @@ extension TransactionalStore {
         } catch let error as NavigationDecodingError {
             throw StoreError.corrupted(reason: "session '\(id)' of '\(profile)' does not decode: \(error)")
         }
-        return SessionState(profile: profile, id: id, session: session, version: Version(try row.int64(1)))
+        return SessionState(profile: profile, id: id, session: session, version: Version(try row.int64(1)), label: row.optionalText(2),
+                            createdAt: try row.int64(3), updatedAt: try row.int64(4))
+    }
+
+    /// The sessions of `profile`, oldest first (none for a profile nobody wrote to).
+    static func summaries(of profile: ProfileName, in transaction: any StoreTransaction) throws -> [SessionSummary] {
+        // A profile nobody wrote to has no sessions, like one whose sessions were all deleted.
+        try transaction.rows(.listSessions, .text(profile.rawValue)).compactMap { row -> SessionSummary? in
+            guard let text = row.optionalText(0) else { return nil }  // a profile without sessions
+            guard let id = try? SessionID(text), let root = try? ScreenID(try row.text(3)), let top = try? ScreenID(try row.text(4))
+            else { throw StoreError.corrupted(reason: "a stored session row of '\(profile)' has invalid ids") }
+            return SessionSummary(id: id, version: Version(try row.int64(1)), depth: Int(try row.int64(2)), root: root, top: top,
+                                  label: row.optionalText(5), createdAt: try row.int64(6), updatedAt: try row.int64(7))
+        }
     }
 
     static func ids(of session: NavigationSession) -> JSONValue {

@@ -44,7 +44,8 @@ public struct TransferBatch: Sendable {
     public mutating func add(_ session: TransferSession, decoded: NavigationSession) {
         sessions.append([.text(session.profile.rawValue), .text(session.id.rawValue), .text(session.state.jsonText),
                          .integer(session.version), .integer(Int64(decoded.stack.count)), .text(decoded.stack.root.id.rawValue),
-                         .text(decoded.stack.top.id.rawValue), .integer(session.createdSequence), .integer(session.createdAt)])
+                         .text(decoded.stack.top.id.rawValue), .integer(session.createdSequence), .integer(session.createdAt),
+                         session.label.map { .text($0) } ?? .null, .integer(session.updatedAt ?? session.createdAt)])
     }
 
     public mutating func add(_ event: TransferEvent) {

@@ -44,7 +44,9 @@ extension TransferRecord {
             guard let id = try? SessionID(text) else { throw TransferError(line: number, "'\(text.prefix(40))' is not a session id") }
             self = .session(TransferSession(profile: profile, id: id, version: try fields.int64("version"),
                                             createdSequence: try fields.int64("createdSeq"), createdAt: try fields.int64("createdAt"),
-                                            state: try fields.value("state")))
+                                            state: try fields.value("state"),
+                                            label: fields.has("label") ? try fields.optionalString("label") : nil,
+                                            updatedAt: fields.has("updatedAt") ? try fields.int64("updatedAt") : nil))
         case "event":
             self = .event(TransferEvent(profile: try fields.profile("profile"), id: try fields.int64("id"), type: try fields.string("type"),
                                         createdAt: try fields.int64("createdAt"), data: try fields.value("data")))
@@ -98,6 +100,9 @@ struct TransferFields {
         read.insert(name)
         return value
     }
+
+    /// Whether the record has member `name` (for members later versions added).
+    func has(_ name: String) -> Bool { object[name] != nil }
 
     mutating func string(_ name: String) throws(TransferError) -> String {
         guard case .string(let text) = try value(name) else { throw TransferError(line: line, "'\(name)' must be a string") }

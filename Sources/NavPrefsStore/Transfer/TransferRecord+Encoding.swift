@@ -44,6 +44,8 @@ extension TransferRecord {
             object.add("version", session.version)
             object.add("createdSeq", session.createdSequence)
             object.add("createdAt", session.createdAt)
+            if let label = session.label { object.add("label", label) }
+            if let updatedAt = session.updatedAt { object.add("updatedAt", updatedAt) }
             object.add("state", session.state)
         case .event(let event):
             object.add("record", "event")

@@ -48,14 +48,22 @@ public struct TransferSession: Sendable, Equatable {
     public var createdAt: Int64
     /// `NavigationSession`'s JSON form.
     public var state: JSONValue
+    /// What its client called it.
+    public var label: String?
+    /// When it last changed (the idle expiry counts from here); `nil` in exports made before
+    /// sessions kept it, read as `createdAt`.
+    public var updatedAt: Int64?
 
-    public init(profile: ProfileName, id: SessionID, version: Int64, createdSequence: Int64, createdAt: Int64, state: JSONValue) {
+    public init(profile: ProfileName, id: SessionID, version: Int64, createdSequence: Int64, createdAt: Int64, state: JSONValue,
+                label: String? = nil, updatedAt: Int64? = nil) {
         self.profile = profile
         self.id = id
         self.version = version
         self.createdSequence = createdSequence
         self.createdAt = createdAt
         self.state = state
+        self.label = label
+        self.updatedAt = updatedAt
     }
 }
 

@@ -91,7 +91,24 @@ enum SessionJSON {
         object["options"] = session.options.json
         object["presented"] = session.presented?.json ?? .null
         object["visible"] = .string(session.visible.id.rawValue)
+        object["label"] = state.label.map(JSONValue.string) ?? .null
+        object["createdAt"] = .string(AccessToken.timestamp(milliseconds: state.createdAt))
+        object["updatedAt"] = .string(AccessToken.timestamp(milliseconds: state.updatedAt))
         return object
+    }
+
+    /// One line of a session list: enough to pick a session without reading its screens.
+    static func summary(_ summary: SessionSummary) -> JSONValue {
+        .object([
+            "id": .string(summary.id.rawValue),
+            "version": .integer(summary.version.rawValue),
+            "depth": .integer(Int64(summary.depth)),
+            "root": .string(summary.root.rawValue),
+            "top": .string(summary.top.rawValue),
+            "label": summary.label.map(JSONValue.string) ?? .null,
+            "createdAt": .string(AccessToken.timestamp(milliseconds: summary.createdAt)),
+            "updatedAt": .string(AccessToken.timestamp(milliseconds: summary.updatedAt)),
+        ])
     }
 
     /// `header` and `eventId`, then the members of `body` (a transition, an outcome).

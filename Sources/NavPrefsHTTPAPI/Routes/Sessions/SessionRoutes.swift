@@ -4,7 +4,9 @@ import NavPrefsJSON
 import NavPrefsStore
 
 /// Navigation sessions of a profile (UINavigationController instances): create, list, read,
-/// delete. A session starts as exactly its root (S-1); its id is 128 random bits.
+/// delete. A session starts as exactly its root (S-1); its id is 128 random bits. A client may
+/// label it (an app's launch, a device) to find its own again; a session unchanged for the idle
+/// expiry (30 days by default) is deleted by the store, with a `navigation` event (`expire`).
 struct SessionRoutes {
     let store: any Store
 
@@ -22,8 +24,9 @@ struct SessionRoutes {
 
     private func create(_ request: APIRequest) throws(APIError) -> APIResult {
         let profile = try request.profile()
-        let body = try JSONBody.object(of: request.http, allowed: ["root", "appearance", "options"], required: true) ?? [:]
+        let body = try JSONBody.object(of: request.http, allowed: ["root", "appearance", "options", "label"], required: true) ?? [:]
         let root = try NavigationBody.required("root", in: body)
+        let label = try Self.label(in: body)
         let session = try NavigationBody.decode { () throws(NavigationDecodingError) in
             let appearance = try body["appearance"].flatMap { $0 == .null ? nil : $0 }.map { value throws(NavigationDecodingError) in
                 try BarAppearance(json: value, at: "/appearance")
@@ -34,13 +37,24 @@ struct SessionRoutes {
             return NavigationSession(root: try Screen(json: root, at: "/root"), appearance: appearance ?? .systemDefault,
                                      options: options ?? NavigationOptions())
         }
-        let store = self.store
-        return .deferred { () async throws(StoreError) -> HTTPResponse in
-            let change = try await store.createSession(session, of: profile)
+        return try IdempotentWrites.run(request, profile: profile, store: store, .createSession(session, label: label, of: profile)) { change in
             var response = SessionJSON.response(SessionJSON.session(change.state, eventID: change.eventID), change.state)
             response.status = 201
             response.headers.add("Location", "/v1/profiles/\(profile)/sessions/\(change.state.id)")
             return response
+        }
+    }
+
+    /// The optional `label`: up to 200 characters, no control characters; null or absent: none.
+    static func label(in body: JSONObject) throws(APIError) -> String? {
+        switch body["label"] {
+        case nil, .null?:
+            return nil
+        case .string(let label)? where label.count <= 200 && !label.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }):
+            return label
+        case let other?:
+            throw APIError(.invalidBody, "'label' is a string of at most 200 characters without control characters, not \(other.typeName) \(other.jsonText.prefix(40)).",
+                           extensions: ["pointer": .string("/label")])
         }
     }
 
@@ -51,15 +65,7 @@ struct SessionRoutes {
             let sessions = try await store.sessions(of: profile)
             let body: JSONObject = [
                 "profile": .string(profile.rawValue),
-                "sessions": .array(sessions.map { summary in
-                    .object([
-                        "id": .string(summary.id.rawValue),
-                        "version": .integer(summary.version.rawValue),
-                        "depth": .integer(Int64(summary.depth)),
-                        "root": .string(summary.root.rawValue),
-                        "top": .string(summary.top.rawValue),
-                    ])
-                }),
+                "sessions": .array(sessions.map(SessionJSON.summary)),
             ]
             return JSONResponse.make(json: JSONValue.object(body).jsonText, version: nil)
         }
@@ -79,9 +85,7 @@ struct SessionRoutes {
         let profile = try request.profile()
         let id = try request.sessionID()
         let precondition = ETag.precondition(from: request.http.headers)
-        let store = self.store
-        return .deferred { () async throws(StoreError) -> HTTPResponse in
-            let eventID = try await store.deleteSession(id, of: profile, if: precondition)
+        return try IdempotentWrites.run(request, profile: profile, store: store, .deleteSession(id, of: profile, if: precondition)) { eventID in
             // Like every write: the version it made (the session's last) and the event it logged.
             var body = JSONObjectBuilder()
             body.add("profile", profile.rawValue)

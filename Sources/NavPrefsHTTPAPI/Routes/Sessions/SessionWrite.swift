@@ -16,10 +16,8 @@ struct SessionWrite {
         let profile = try request.profile()
         let id = try request.sessionID()
         let precondition = ETag.precondition(from: request.http.headers)
-        let store = self.store
-        return .deferred { () async throws(StoreError) -> HTTPResponse in
-            let change = try await store.updateSession(id, of: profile, if: precondition, edit)
-            return SessionJSON.response(answer(change), change.state)
+        return try IdempotentWrites.run(request, profile: profile, store: store, .updateSession(id, of: profile, if: precondition, edit)) { change in
+            SessionJSON.response(answer(change), change.state)
         }
     }
 

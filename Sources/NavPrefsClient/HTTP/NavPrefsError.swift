@@ -1,0 +1,59 @@
+import Foundation
+
+/// Why a call of the library failed.
+public enum NavPrefsError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// 412: what the write was based on changed on the server in the meantime (another device
+    /// wrote first). Nothing was written; the mirror gets the other write from the event stream.
+    /// `currentVersion` is the server's version now (`nil`: the value no longer exists).
+    case preconditionFailed(currentVersion: Int64?, problem: Problem)
+    /// The server refused the request (4xx, 5xx) with a problem+json answer.
+    case refused(Problem)
+    /// The server could not be reached, or the connection broke before an answer came. A write
+    /// may or may not have been applied: repeat it with the same idempotency key to be sure.
+    case transport(String)
+    /// An answer that is not what the API describes.
+    case invalidResponse(String)
+    /// A value `UserDefaults` cannot store (a `null`, also inside an array or an object), or an
+    /// argument the API cannot carry; nothing was sent.
+    case invalidArgument(String)
+
+    public var description: String {
+        switch self {
+        case .preconditionFailed(let current, let problem):
+            "precondition failed (current version \(current.map(String.init) ?? "none")): \(problem.detail)"
+        case .refused(let problem): "\(problem.status) \(problem.type): \(problem.detail)"
+        case .transport(let reason): "transport: \(reason)"
+        case .invalidResponse(let reason): "invalid response: \(reason)"
+        case .invalidArgument(let reason): "invalid argument: \(reason)"
+        }
+    }
+
+    /// The problem the server answered, if it answered one.
+    public var problem: Problem? {
+        switch self {
+        case .preconditionFailed(_, let problem), .refused(let problem): problem
+        default: nil
+        }
+    }
+}
+
+/// An error answer of the server (RFC 9457 problem details).
+public struct Problem: Sendable, Hashable, CustomStringConvertible {
+    /// A stable URN, e.g. `urn:navprefs:problem:precondition-failed`.
+    public let type: String
+    public let title: String
+    public let status: Int
+    public let detail: String
+    /// The whole answer, with its extension members (`currentVersion`, `uikitMessage`...).
+    public let body: JSON
+
+    init(status: Int, body: JSON) {
+        self.status = status
+        self.body = body
+        type = body["type"]?.stringValue ?? "about:blank"
+        title = body["title"]?.stringValue ?? ""
+        detail = body["detail"]?.stringValue ?? "HTTP \(status)"
+    }
+
+    public var description: String { "\(status) \(type): \(detail)" }
+}

@@ -1,0 +1,104 @@
+import Foundation
+
+/// What applying an event (or a write's own answer) changed: what the library announces.
+struct MirrorChange: Sendable {
+    /// Keys whose value or version changed, in order.
+    var keys: [String] = []
+    /// A font key changed: the seed's `doRefreshNotification` is due.
+    var refreshed = false
+    /// Navigation events applied, for the session objects that follow them.
+    var navigation: [JSON] = []
+    /// The mirror was replaced whole (a reload after `reset`).
+    var reloaded = false
+
+    var isEmpty: Bool { keys.isEmpty && !refreshed && navigation.isEmpty && !reloaded }
+
+    mutating func formUnion(_ other: MirrorChange) {
+        for key in other.keys where !keys.contains(key) { keys.append(key) }
+        refreshed = refreshed || other.refreshed
+        navigation += other.navigation
+        reloaded = reloaded || other.reloaded
+    }
+}
+
+/// Applying the profile's events (and the answers of its own writes) to the mirror, each once.
+///
+/// Every event carries the version it gave what it changed, from the profile's one sequence.
+/// A change is applied only when it is newer than what the mirror knows of the same key (or of
+/// the defaults, or of the session): the answer of the mirror's own write and the same event
+/// coming later on the stream apply once, and an older event can never undo a newer value.
+extension MirrorState {
+    static let fontKeys: Set<String> = ["sliderValuekey", "fontSizekey"]
+
+    /// Applies one event of the log (`id`: its position; `nil` for a write's answer, which
+    /// does not move the stream's position).
+    mutating func apply(eventID id: Int64?, type: String, data: JSON) -> MirrorChange {
+        var change = MirrorChange()
+        if let id { lastEventID = max(lastEventID, id) }
+        guard let version = data["version"]?.int64Value else { return change }
+        switch type {
+        case "counter":
+            let removed = data["operation"]?.stringValue == "remove"
+            apply(key: "numIndex", stored: removed ? nil : data["stringValue"], version: version, into: &change)
+        case "refresh":
+            let removed = Set(data["removed"]?.arrayValue?.compactMap(\.stringValue) ?? [])
+            for key in data["keys"]?.arrayValue?.compactMap(\.stringValue) ?? [] where Self.fontKeys.contains(key) {
+                let value = (key == "sliderValuekey" ? data["sliderValue"] : data["fontSize"])?.doubleValue
+                apply(key: key, stored: removed.contains(key) ? nil : value.map(JSON.number), version: version, into: &change)
+            }
+        case "preference":
+            if case .object(let defaults)? = data["defaults"] {
+                guard version > defaultsVersion else { break }
+                let touched = Set(registered.map(\.name)).union(defaults.map(\.name))
+                registered = defaults
+                defaultsVersion = version
+                for key in touched.sorted() where keys[key]?.stored == nil { change.keys.append(key) }
+            } else if let key = data["key"]?.stringValue {
+                let removed = data["removed"]?.boolValue == true
+                apply(key: key, stored: removed ? nil : data["value"], version: version, into: &change)
+            }
+        case "navigation":
+            if applySession(data, version: version) { change.navigation.append(data) }
+            return change
+        default:
+            return change
+        }
+        preferencesVersion = max(preferencesVersion, version)
+        return change
+    }
+
+    private mutating func apply(key: String, stored: JSON?, version: Int64, into change: inout MirrorChange) {
+        guard version > keys[key]?.version ?? 0 else { return }
+        keys[key] = Key(stored: stored, version: version)
+        change.keys.append(key)
+        if Self.fontKeys.contains(key) { change.refreshed = true }
+    }
+
+    /// Follows a session's list line: created, changed, deleted or expired. Answers whether the
+    /// event was new to the mirror.
+    private mutating func applySession(_ data: JSON, version: Int64) -> Bool {
+        guard let id = data["session"]?.stringValue else { return false }
+        let action = data["action"]?.stringValue ?? ""
+        let index = sessions.firstIndex { $0.id == id }
+        if let index, sessions[index].version >= version { return false }
+        switch action {
+        case "create":
+            guard index == nil, let stack = data["stack"]?.arrayValue?.compactMap(\.stringValue), let root = stack.first,
+                  let top = stack.last
+            else { return false }
+            sessions.append(Session(id: id, label: data["label"]?.stringValue, version: version, depth: stack.count, root: root, top: top))
+        case "delete", "expire":
+            guard let index else { return true }
+            sessions.remove(at: index)
+        default:
+            guard let index else { return true }
+            sessions[index].version = version
+            if let stack = data["stack"]?.arrayValue?.compactMap(\.stringValue), let root = stack.first, let top = stack.last {
+                sessions[index].depth = stack.count
+                sessions[index].root = root
+                sessions[index].top = top
+            }
+        }
+        return true
+    }
+}

@@ -1,0 +1,125 @@
+import Foundation
+
+/// The local mirror of one profile: a real `UserDefaults` suite holding every value the profile
+/// shows (stored over registered), so that reads are Foundation's own getters, synchronous and
+/// offline; and the mirror's state (versions, sources, defaults, last event id), persisted as
+/// one JSON text in a second suite and written after every change.
+///
+/// The state is the truth: at every load the values suite is rebuilt from it, so a crash
+/// between writing the two leaves nothing inconsistent, and the values and the event id they
+/// correspond to can never disagree.
+final class PreferenceMirror: Sendable {
+    let suiteName: String
+    private let values: Shared<UserDefaults>
+    private let store: Shared<UserDefaults>
+    private let state: Locked<MirrorState>
+    private static let stateKey = "mirror"
+
+    /// Opens the mirror kept under `suiteName` for `profile` of `server`; a mirror persisted for
+    /// another server or profile under that name is discarded.
+    /// - Throws: ``NavPrefsError/invalidArgument(_:)`` for a suite name `UserDefaults` refuses
+    ///   (the app's bundle identifier, `NSGlobalDomain`).
+    init(suiteName: String, server: String, profile: String) throws(NavPrefsError) {
+        guard let values = UserDefaults(suiteName: suiteName), let store = UserDefaults(suiteName: suiteName + ".navprefs-state") else {
+            throw .invalidArgument("UserDefaults refuses the suite name '\(suiteName)'")
+        }
+        self.suiteName = suiteName
+        self.values = Shared(values)
+        self.store = Shared(store)
+        var loaded = MirrorState(server: server, profile: profile)
+        if let text = store.string(forKey: Self.stateKey), let json = try? JSON(parsing: text),
+           let persisted = MirrorState(persisted: json), persisted.server == server, persisted.profile == profile {
+            loaded = persisted
+        }
+        state = Locked(loaded)
+        rebuild(loaded)
+    }
+
+    /// Reads the state and, under the same lock, the values suite: what `body` sees is one
+    /// moment of the mirror.
+    func read<Result>(_ body: (MirrorState, UserDefaults) -> Result) -> Result {
+        state.withLock { body($0, values.object) }
+    }
+
+    /// Changes the state with `body`, writes the keys it reports to the values suite, and
+    /// persists the state; all under the lock, so readers never see half of it.
+    @discardableResult
+    func update(_ body: (inout MirrorState) -> MirrorChange) -> MirrorChange {
+        state.withLock { state in
+            let before = state
+            let change = body(&state)
+            guard state != before else { return change }
+            for key in change.keys {
+                if let value = state.value(forKey: key) {
+                    values.object.set(value.propertyListValue, forKey: key)
+                } else {
+                    values.object.removeObject(forKey: key)
+                }
+            }
+            persist(state)
+            return change
+        }
+    }
+
+    /// Replaces the whole state (a reload from the server); reports every key whose value or
+    /// version differs.
+    @discardableResult
+    func replace(with new: MirrorState) -> MirrorChange {
+        state.withLock { state in
+            var change = MirrorChange()
+            change.reloaded = true
+            let keys = Set(state.keys.keys).union(new.keys.keys).union(state.registered.map(\.name)).union(new.registered.map(\.name))
+            for key in keys.sorted() where state.value(forKey: key) != new.value(forKey: key) || state.keys[key] != new.keys[key] {
+                change.keys.append(key)
+                if MirrorState.fontKeys.contains(key) && state.value(forKey: key) != new.value(forKey: key) { change.refreshed = true }
+            }
+            state = new
+            rebuild(new)
+            persist(new)
+            return change
+        }
+    }
+
+    /// Deletes both suites (the app signs out, a test ends).
+    func erase() {
+        state.withLock { state in
+            state = MirrorState(server: state.server, profile: state.profile)
+            values.object.removePersistentDomain(forName: suiteName)
+            store.object.removePersistentDomain(forName: suiteName + ".navprefs-state")
+        }
+    }
+
+    /// Writes every value of `state` to the values suite, and nothing else.
+    private func rebuild(_ state: MirrorState) {
+        values.object.setPersistentDomain(state.merged.mapValues(\.propertyListValue), forName: suiteName)
+    }
+
+    /// Writes the state through to disk now: swift-corelibs-foundation writes a suite's file
+    /// only when asked (or never, for a process that is killed), and the state must outlive the
+    /// process for offline reads and for resuming after the last event applied. (On Apple
+    /// platforms `synchronize()` costs next to nothing; the preferences daemon writes anyway.)
+    private func persist(_ state: MirrorState) {
+        store.object.set(state.json.jsonText, forKey: Self.stateKey)
+        _ = store.object.synchronize()
+    }
+}
+
+extension JSON {
+    /// The value as an app hands it to `UserDefaults.set(_:forKey:)`: `Int`, `Double`, `Bool`,
+    /// `String`, arrays and dictionaries of those (a property list). `null` never reaches here:
+    /// preferences hold none.
+    var propertyListValue: Any {
+        switch self {
+        case .null: return ""  // unreachable for preference values; a property list has no null
+        case .bool(let flag): return flag
+        case .integer(let number): return Int(exactly: number).map { $0 as Any } ?? NSNumber(value: number)
+        case .number(let number): return number
+        case .string(let text): return text
+        case .array(let elements): return elements.map(\.propertyListValue)
+        case .object(let members):
+            var dictionary: [String: Any] = [:]
+            for member in members { dictionary[member.name] = member.value.propertyListValue }
+            return dictionary
+        }
+    }
+}

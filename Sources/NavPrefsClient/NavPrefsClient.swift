@@ -1,0 +1,69 @@
+public import Foundation
+#if canImport(FoundationNetworking)
+    public import FoundationNetworking
+#endif
+
+/// A NavPrefs server, as the library talks to it: its URL and the access token to send.
+///
+/// ```swift
+/// let client = NavPrefsClient(server: URL(string: "https://prefs.example.com")!, token: token)
+/// let profile = try client.profile("ana")
+/// profile.start()                                   // mirror, then the event stream
+/// profile.preferences.integer(forKey: "launches")   // synchronous, offline
+/// try await profile.counter.increment()
+/// ```
+public final class NavPrefsClient: Sendable {
+    public let server: URL
+    let http: HTTPClient
+
+    /// - Parameters:
+    ///   - token: an access token (`npt_...`) for the profiles this client uses, or none for a
+    ///     server in open mode.
+    ///   - configuration: the `URLSession` configuration for requests and event streams
+    ///     (proxies, TLS, extra headers).
+    public init(server: URL, token: String? = nil, configuration: URLSessionConfiguration = .default) {
+        self.server = server
+        http = HTTPClient(server: server, token: token, configuration: configuration)
+    }
+
+    /// The object for one profile: its preferences, counter, font settings and sessions,
+    /// mirrored locally under `options.suiteName`. Nothing is read or connected until
+    /// ``NavPrefsProfile/start()``.
+    /// - Throws: ``NavPrefsError/invalidArgument(_:)`` for a suite name `UserDefaults` refuses.
+    public func profile(_ name: String, options: ProfileOptions = ProfileOptions()) throws(NavPrefsError) -> NavPrefsProfile {
+        let suite = options.suiteName ?? Self.defaultSuiteName(server: server, profile: name)
+        let mirror = try PreferenceMirror(suiteName: suite, server: server.absoluteString, profile: name)
+        let core = ProfileCore(name: name, http: http, mirror: mirror,
+                               announcer: Announcer(center: options.notificationCenter, delivery: options.notificationDelivery),
+                               stream: options.stream, writeRetries: options.writeRetries)
+        return NavPrefsProfile(core: core)
+    }
+
+    /// `navprefs.<host>-<port>.<profile>`: one mirror per server and profile.
+    static func defaultSuiteName(server: URL, profile: String) -> String {
+        "navprefs.\(server.host ?? "server")-\(server.port.map(String.init) ?? server.scheme ?? "").\(profile)"
+    }
+}
+
+/// How a profile's mirror is kept and announced.
+public struct ProfileOptions {
+    /// The `UserDefaults` suite mirroring the profile (`nil`: one named after the server and the
+    /// profile). An app group's suite lets extensions read the mirror too.
+    public var suiteName: String?
+    /// Where `doRefreshNotification` and ``RemoteDefaults/didChangeNotification`` are posted.
+    public var notificationCenter: NotificationCenter
+    public var notificationDelivery: NotificationDelivery
+    public var stream: StreamOptions
+    /// How often a write whose answer was lost (or that met a 503) is sent again, with the same
+    /// idempotency key, before its error is thrown.
+    public var writeRetries: Int
+
+    public init(suiteName: String? = nil, notificationCenter: NotificationCenter = .default,
+                notificationDelivery: NotificationDelivery = .mainActor, stream: StreamOptions = StreamOptions(), writeRetries: Int = 3) {
+        self.suiteName = suiteName
+        self.notificationCenter = notificationCenter
+        self.notificationDelivery = notificationDelivery
+        self.stream = stream
+        self.writeRetries = writeRetries
+    }
+}

@@ -1,0 +1,84 @@
+public import Foundation
+
+extension Notification.Name {
+    /// Seed 001's notification, posted by the library whenever the font settings change, here or
+    /// on another device: `NotificationCenter.default.addObserver(self, selector: #selector(updateUI),
+    /// name: .doRefreshNotification, object: nil)` works unchanged. `userInfo` holds
+    /// `sliderValue`, `fontSize` and `effectiveFontSize` (`Double`).
+    public static let doRefreshNotification = Notification.Name("doRefreshNotification")
+}
+
+/// Where the library posts its notifications from.
+public enum NotificationDelivery: Sendable {
+    /// On the main actor, as UIKit code that observes them expects (the default).
+    case mainActor
+    /// On the library's own task, right after the mirror changed (for code without a main
+    /// run loop: command-line tools, servers, tests).
+    case immediately
+}
+
+/// Posts the library's notifications and feeds its change streams, in the order changes apply.
+final class Announcer: Sendable {
+    private let center: Shared<NotificationCenter>
+    private let delivery: NotificationDelivery
+    private let observers = Locked<[UUID: Observer]>([:])
+
+    private struct Observer {
+        let key: String?
+        let continuation: AsyncStream<PreferenceChange>.Continuation
+    }
+
+    init(center: NotificationCenter, delivery: NotificationDelivery) {
+        self.center = Shared(center)
+        self.delivery = delivery
+    }
+
+    /// A stream of the changes of `key` (every key: `nil`), from now on.
+    func changes(of key: String?) -> AsyncStream<PreferenceChange> {
+        let (stream, continuation) = AsyncStream.makeStream(of: PreferenceChange.self, bufferingPolicy: .unbounded)
+        let id = UUID()
+        observers.withLock { $0[id] = Observer(key: key, continuation: continuation) }
+        continuation.onTermination = { [weak self] _ in _ = self?.observers.withLock { $0.removeValue(forKey: id) } }
+        return stream
+    }
+
+    /// Announces `changes` (already in the mirror): the change streams, then
+    /// `doRefreshNotification` if the font changed, then `RemoteDefaults.didChangeNotification`.
+    func announce(_ changes: [PreferenceChange], refreshed: Bool, font: (slider: Double, size: Double, effective: Double),
+                  sender: RemoteDefaults) async {
+        let current = observers.withLock { Array($0.values) }
+        for change in changes {
+            for observer in current where observer.key == nil || observer.key == change.key { observer.continuation.yield(change) }
+        }
+        guard refreshed || !changes.isEmpty else { return }
+        let center = self.center, keys = changes.map(\.key), sender = Shared(sender)
+        let post: @Sendable () -> Void = {
+            if refreshed {
+                center.object.post(name: .doRefreshNotification, object: nil, userInfo: [
+                    "sliderValue": font.slider, "fontSize": font.size, "effectiveFontSize": font.effective,
+                ])
+            }
+            if !keys.isEmpty {
+                center.object.post(name: RemoteDefaults.didChangeNotification, object: sender.object, userInfo: ["keys": keys])
+            }
+        }
+        switch delivery {
+        case .mainActor: await MainActor.run(body: post)
+        case .immediately: post()
+        }
+    }
+
+    /// Ends every change stream (the profile stopped).
+    func finish() {
+        for observer in observers.withLock({ $0.values }) { observer.continuation.finish() }
+    }
+}
+
+/// One key's change, as the change streams deliver it.
+public struct PreferenceChange: Sendable, Hashable {
+    public let key: String
+    /// What `object(forKey:)` answers now (`nil`: no value).
+    public let value: JSON?
+    /// The version `If-Match` names to change it now (`nil`: no value).
+    public let version: Int64?
+}

@@ -1,0 +1,223 @@
+import Foundation
+
+/// What every part of a profile shares: the requests, the mirror, the announcer, the event
+/// stream and the sessions that follow it. One per ``NavPrefsProfile``.
+final class ProfileCore: Sendable {
+    let name: String
+    let http: HTTPClient
+    let mirror: PreferenceMirror
+    let announcer: Announcer
+    let stream: EventStream
+    let writeRetries: Int
+    /// The task that loads the state and follows the stream, while started.
+    private let runner = Locked<Task<Void, Never>?>(nil)
+    private let status = Locked(Status())
+    private let eventObservers = Locked<[UUID: AsyncStream<ProfileEvent>.Continuation]>([:])
+    private let sessions = Locked<[String: [WeakSession]]>([:])
+
+    struct Status {
+        var connected = false
+        var lastError: NavPrefsError?
+    }
+
+    private struct WeakSession {
+        weak var session: RemoteSession?
+    }
+
+    /// Set once by ``NavPrefsProfile``: the object change notifications name as their sender.
+    let defaults = Locked<RemoteDefaults?>(nil)
+
+    init(name: String, http: HTTPClient, mirror: PreferenceMirror, announcer: Announcer, stream: StreamOptions, writeRetries: Int) {
+        self.name = name
+        self.http = http
+        self.mirror = mirror
+        self.announcer = announcer
+        self.stream = EventStream(http: http, profile: name, options: stream)
+        self.writeRetries = writeRetries
+    }
+
+    var path: String { "/v1/profiles/\(HTTPClient.segment(name))" }
+
+    // MARK: Following the profile
+
+    func start() {
+        runner.withLock { runner in
+            guard runner == nil else { return }
+            runner = Task { [self] in await run() }
+        }
+    }
+
+    func stop() async {
+        let task = runner.withLock { runner in defer { runner = nil }; return runner }
+        task?.cancel()
+        await task?.value
+        status.withLock { $0.connected = false }
+    }
+
+    var isConnected: Bool { status.withLock { $0.connected } }
+    var lastError: NavPrefsError? { status.withLock { $0.lastError } }
+
+    /// Loads the state unless a mirror of it was persisted, then follows the stream from the
+    /// mirror's last event id until stopped.
+    private func run() async {
+        if !mirror.read({ state, _ in state.loaded }) {
+            await reloadUntilDone()
+        }
+        await stream.run(lastEventID: { [mirror] in mirror.read { state, _ in state.loaded ? state.lastEventID : nil } },
+                         deliver: { [self] signal in await handle(signal) })
+    }
+
+    /// Reads the state again, retrying until it is read or the task is stopped.
+    private func reloadUntilDone() async {
+        var delay = Duration.milliseconds(500)
+        while !Task.isCancelled {
+            do {
+                try await reload()
+                return
+            } catch {
+                status.withLock { $0.lastError = error }
+                try? await Task.sleep(for: delay)
+                delay = min(delay * 2, stream.options.maxReconnectDelay)
+            }
+        }
+    }
+
+    /// Reads `GET .../state` and makes it the mirror.
+    func reload() async throws(NavPrefsError) {
+        let answer = try await http.send("GET", path + "/state")
+        let state = try MirrorState(server: http.server.absoluteString, profile: name, state: try answer.json())
+        let change = mirror.replace(with: state)
+        await announce(change)
+    }
+
+    private func handle(_ signal: StreamSignal) async {
+        switch signal {
+        case .connected:
+            status.withLock { $0.connected = true; $0.lastError = nil }
+        case .disconnected:
+            status.withLock { $0.connected = false }
+        case .refused(let error):
+            status.withLock { $0.lastError = error }
+        case .position(let id):
+            mirror.update { state in
+                state.lastEventID = max(state.lastEventID, id)
+                return MirrorChange()
+            }
+        case .event(let id, let type, let text):
+            let data = (try? JSON(parsing: text)) ?? .object([])
+            switch type {
+            case "reset":
+                // The log cannot continue from the mirror's position: read the state again. The
+                // stream goes on after the reset's id; the state read now covers at least that.
+                await reloadUntilDone()
+            case "shutdown":
+                break  // the server ends the stream; the reconnect follows
+            default:
+                // A replay never repeats what the mirror has, but a guard costs nothing.
+                guard let id, id > mirror.read({ state, _ in state.lastEventID }) else { return }
+                let change = mirror.update { state in state.apply(eventID: id, type: type, data: data) }
+                await announce(change)
+            }
+            // A `shutdown` carries no id of its own (the one in force is the last event's).
+            emit(ProfileEvent(id: type == "shutdown" ? nil : id, type: type, data: data))
+        }
+    }
+
+    // MARK: Announcing
+
+    /// Tells the app what `change` changed: key streams and notifications, then the sessions.
+    func announce(_ change: MirrorChange) async {
+        guard !change.isEmpty else { return }
+        let (changes, font) = mirror.read { state, values in
+            (change.keys.map { PreferenceChange(key: $0, value: state.value(forKey: $0), version: state.version(ofKey: $0)) },
+             FontSnapshot(state, values))
+        }
+        if let defaults = defaults.withLock({ $0 }) {
+            await announcer.announce(changes, refreshed: change.refreshed, font: (font.slider, font.size, font.effective), sender: defaults)
+        }
+        for event in change.navigation {
+            guard let id = event["session"]?.stringValue else { continue }
+            for session in sessions.withLock({ $0[id]?.compactMap(\.session) ?? [] }) { session.follow(event) }
+        }
+    }
+
+    /// Lets `session` follow its `navigation` events.
+    func register(_ session: RemoteSession) {
+        sessions.withLock { sessions in
+            sessions[session.id] = (sessions[session.id] ?? []).filter { $0.session != nil } + [WeakSession(session: session)]
+        }
+    }
+
+    // MARK: Raw events
+
+    func events() -> AsyncStream<ProfileEvent> {
+        let (stream, continuation) = AsyncStream.makeStream(of: ProfileEvent.self, bufferingPolicy: .unbounded)
+        let id = UUID()
+        eventObservers.withLock { $0[id] = continuation }
+        continuation.onTermination = { [weak self] _ in _ = self?.eventObservers.withLock { $0.removeValue(forKey: id) } }
+        return stream
+    }
+
+    private func emit(_ event: ProfileEvent) {
+        for continuation in eventObservers.withLock({ Array($0.values) }) { continuation.yield(event) }
+    }
+
+    func finishStreams() {
+        for continuation in eventObservers.withLock({ Array($0.values) }) { continuation.finish() }
+        announcer.finish()
+    }
+
+    // MARK: Writes
+
+    /// Sends a write with an idempotency key (`key`, or a new one), retrying it with the same
+    /// key when no answer came (the connection broke, the server restarted) or the server was
+    /// briefly unavailable (503): the server applies it once however often it arrives.
+    func write(_ method: String, _ path: String, body: JSON? = nil, headers: [(String, String)] = [],
+               contentType: String = "application/json", idempotencyKey key: String? = nil) async throws(NavPrefsError) -> HTTPAnswer {
+        let key = key ?? UUID().uuidString
+        var attempt = 0
+        while true {
+            do {
+                return try await http.send(method, path, headers: headers + [("Idempotency-Key", key)], body: body, contentType: contentType)
+            } catch {
+                let retriable = switch error {
+                case .transport: true
+                case .refused(let problem): problem.status == 503
+                default: false
+                }
+                guard retriable, attempt < writeRetries, !Task.isCancelled else { throw error }
+                attempt += 1
+                try? await Task.sleep(for: .milliseconds(250 << min(attempt, 5)))
+            }
+        }
+    }
+
+    /// Applies a write's answer to the mirror (as the event it logged) and announces it.
+    func applyAnswer(type: String, data: JSON) async {
+        let change = mirror.update { state in state.apply(eventID: nil, type: type, data: data) }
+        await announce(change)
+    }
+}
+
+/// The font settings as the seed reads them from the mirror's values.
+struct FontSnapshot {
+    let slider: Double
+    let size: Double
+    var effective: Double { size > 0 ? size : 17 }
+
+    /// What `float(forKey:)` of each font key answers (0 for a key the profile has no value for).
+    init(_ state: MirrorState, _ values: UserDefaults) {
+        slider = state.value(forKey: "sliderValuekey") == nil ? 0 : Double(values.float(forKey: "sliderValuekey"))
+        size = state.value(forKey: "fontSizekey") == nil ? 0 : Double(values.float(forKey: "fontSizekey"))
+    }
+}
+
+/// One event of the profile's log as the library received it (and `reset`, `shutdown`).
+public struct ProfileEvent: Sendable, Hashable {
+    /// Its position in the profile's log (`nil` for a `shutdown`).
+    public let id: Int64?
+    /// `counter`, `refresh`, `preference`, `navigation`, `reset` or `shutdown`.
+    public let type: String
+    /// Its data, one JSON object.
+    public let data: JSON
+}

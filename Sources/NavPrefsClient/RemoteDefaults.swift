@@ -1,0 +1,74 @@
+public import Foundation
+
+/// A profile's preferences, read like `UserDefaults` and written to the server.
+///
+/// Reads are synchronous and work offline: they answer from the local mirror, a real
+/// `UserDefaults(suiteName:)` that the event stream keeps in step, so every getter is
+/// Foundation's own, with Foundation's coercions (`integer(forKey:)` of `"42"` is 42). A key the
+/// profile has no value for answers what the getter answers for a missing key (0, `false`,
+/// `nil`), whatever else the suite's search list holds.
+///
+/// Writes are `async` and go to the server, each with the version it was based on (`If-Match`,
+/// or `If-None-Match: *` for a key with no value): if another device changed it in the
+/// meantime the write fails with ``NavPrefsError/preconditionFailed(currentVersion:problem:)``
+/// and nothing is overwritten. An accepted write is in the mirror when the call returns.
+public final class RemoteDefaults: Sendable {
+    /// Posted (on the profile's notification center, `object` this, `userInfo["keys"]` the keys)
+    /// after values changed, here or on another device: `UserDefaults.didChangeNotification`'s
+    /// counterpart, which says which keys.
+    public static let didChangeNotification = Notification.Name("NavPrefsRemoteDefaultsDidChange")
+
+    let core: ProfileCore
+
+    init(core: ProfileCore) { self.core = core }
+
+    /// The name of the `UserDefaults` suite that mirrors the profile (read it there too, but
+    /// never write it: the next event or reload replaces it).
+    public var suiteName: String { core.mirror.suiteName }
+
+    // MARK: Reads (UserDefaults' getters)
+
+    /// Runs `getter` on the mirror suite when the profile has a value for `key`, else answers `absent`.
+    private func read<T>(_ key: String, absent: T, _ getter: (UserDefaults) -> T) -> T {
+        core.mirror.read { state, values in state.value(forKey: key) == nil ? absent : getter(values) }
+    }
+
+    public func object(forKey key: String) -> Any? { read(key, absent: nil) { $0.object(forKey: key) } }
+    public func string(forKey key: String) -> String? { read(key, absent: nil) { $0.string(forKey: key) } }
+    public func array(forKey key: String) -> [Any]? { read(key, absent: nil) { $0.array(forKey: key) } }
+    public func dictionary(forKey key: String) -> [String: Any]? { read(key, absent: nil) { $0.dictionary(forKey: key) } }
+    public func stringArray(forKey key: String) -> [String]? { read(key, absent: nil) { $0.stringArray(forKey: key) } }
+    public func integer(forKey key: String) -> Int { read(key, absent: 0) { $0.integer(forKey: key) } }
+    public func float(forKey key: String) -> Float { read(key, absent: 0) { $0.float(forKey: key) } }
+    public func double(forKey key: String) -> Double { read(key, absent: 0) { $0.double(forKey: key) } }
+    public func bool(forKey key: String) -> Bool { read(key, absent: false) { $0.bool(forKey: key) } }
+    public func url(forKey key: String) -> URL? { read(key, absent: nil) { $0.url(forKey: key) } }
+
+    /// The value exactly as the profile holds it (`1` and `1.0` apart), `nil` when it has none.
+    public func value(forKey key: String) -> JSON? { core.mirror.read { state, _ in state.value(forKey: key) } }
+
+    /// Every key with a value, stored over registered, as `UserDefaults` answers for a suite
+    /// (without the global and argument domains).
+    public func dictionaryRepresentation() -> [String: Any] {
+        core.mirror.read { state, _ in state.merged.mapValues(\.propertyListValue) }
+    }
+
+    /// The version a write of `key` is based on (`nil`: the key has no value).
+    public func version(forKey key: String) -> Int64? { core.mirror.read { state, _ in state.version(ofKey: key) } }
+
+    /// Whether `key`'s value is `stored`, `registered` (a default shows) or `absent`.
+    public func source(forKey key: String) -> String { core.mirror.read { state, _ in state.source(ofKey: key) } }
+
+    /// The registered defaults, as the profile keeps them (every client sees the same).
+    public var registeredDefaults: [String: JSON] {
+        core.mirror.read { state, _ in Dictionary(state.registered.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first }) }
+    }
+
+    // MARK: Observing
+
+    /// The changes of `key` from now on, from this device's writes and from the stream.
+    public func changes(forKey key: String) -> AsyncStream<PreferenceChange> { core.announcer.changes(of: key) }
+
+    /// The changes of every key from now on.
+    public func changes() -> AsyncStream<PreferenceChange> { core.announcer.changes(of: nil) }
+}

@@ -1,0 +1,75 @@
+import MicroHTTPServer
+import NavPrefsCore
+import NavPrefsCrypto
+import NavPrefsStore
+
+/// Runs the writes of the routes, under the request's `Idempotency-Key` when it sends one
+/// (draft-ietf-httpapi-idempotency-key-header).
+///
+/// Without the header a write runs as it always did (``Store/perform(_:)``): the hot path pays
+/// one header lookup. With it, the store claims the key, runs the write and records the answer
+/// this route renders, all in the write's transaction
+/// (``Store/perform(_:remembering:answer:)``): a retry within the window gets that answer again
+/// (status, body, `ETag`, `Location`) with `Idempotent-Replayed: true`, and changes nothing,
+/// on whichever instance it lands. The key is kept per profile; a retry is "the same request"
+/// when its method, path, `If-Match`, `If-None-Match` and body are.
+enum IdempotentWrites {
+    static let header = "Idempotency-Key"
+
+    /// Runs `write` for `request`, answering with `answer` of its value.
+    /// - Throws: 400 `invalid-idempotency-key` for a key that is empty, too long or not printable ASCII.
+    static func run<Value: Sendable>(_ request: APIRequest, profile: ProfileName, store: any Store, _ write: StoreWrite<Value>,
+                                     answer: @escaping @Sendable (Value) -> HTTPResponse) throws(APIError) -> APIResult {
+        guard let key = try key(of: request.http) else {
+            return .deferred { () async throws(StoreError) -> HTTPResponse in answer(try await store.perform(write)) }
+        }
+        let remembered = IdempotentRequest(profile: profile, key: key, fingerprint: fingerprint(of: request.http))
+        let instance = request.http.path
+        return .deferred { () async throws(StoreError) -> HTTPResponse in
+            switch try await store.perform(write, remembering: remembered, answer: { recorded(answer($0)) }) {
+            case .performed(let answer):
+                return response(answer)
+            case .replayed(let answer):
+                var response = response(answer)
+                response.headers.add("Idempotent-Replayed", "true")
+                return response
+            case .keyReused:
+                return APIError(.idempotencyKeyReused,
+                                "This Idempotency-Key was used for another request (its method, path, conditions or body differ) while it is remembered; use a new key for a new request.")
+                    .response(instance: instance)
+            }
+        }
+    }
+
+    /// The key, if the request sends one: 1 to 255 visible ASCII characters but `"` (no
+    /// spaces), optionally as a quoted string (the draft's Structured Field form, `"abc"`).
+    static func key(of request: HTTPRequest) throws(APIError) -> String? {
+        guard let value = request.headers[header] else { return nil }
+        var key = Substring(value)
+        if key.count >= 2, key.first == "\"", key.last == "\"" { key = key.dropFirst().dropLast() }
+        guard !key.isEmpty, key.utf8.count <= 255, key.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") }) else {
+            throw APIError(.invalidIdempotencyKey,
+                           "An Idempotency-Key is 1 to 255 visible ASCII characters, no spaces (a UUID, say), optionally in double quotes.")
+        }
+        return String(key)
+    }
+
+    /// What makes a retry the same request, as a SHA-256 digest.
+    static func fingerprint(of request: HTTPRequest) -> String {
+        var text = request.method + "\n" + request.rawPath + "\n"
+        text += (request.headers["If-Match"] ?? "") + "\n" + (request.headers["If-None-Match"] ?? "") + "\n"
+        text += String(decoding: request.body, as: UTF8.self)
+        return Crypto.sha256Hex(text)
+    }
+
+    /// A route's answer as the store records it: status, its own header fields, body.
+    static func recorded(_ response: HTTPResponse) -> RecordedAnswer {
+        let body: String = if case .bytes(let bytes) = response.body { String(decoding: bytes, as: UTF8.self) } else { "" }
+        return RecordedAnswer(status: response.status, headers: response.headers.map { RecordedAnswer.Field(name: $0.name, value: $0.value) },
+                              body: body)
+    }
+
+    static func response(_ answer: RecordedAnswer) -> HTTPResponse {
+        HTTPResponse(status: answer.status, headers: HTTPHeaders(answer.headers.map { ($0.name, $0.value) }), bytes: Array(answer.body.utf8))
+    }
+}

@@ -1,0 +1,15 @@
+/// One write of the store algorithm as a value: the steps it runs inside a write transaction,
+/// given the store's limits.
+///
+/// Every write of ``Store`` is built from one of these (the constructors live beside their
+/// operations in the `Operations` folder) and run by ``Store/perform(_:)``. Being a value, the
+/// same write can also run under an idempotency key (``Store/perform(_:remembering:answer:)``):
+/// the key's claim and the recorded answer join the write's own transaction, with the write's
+/// steps unchanged.
+public struct StoreWrite<Value: Sendable>: Sendable {
+    let steps: @Sendable (any StoreTransaction, StoreLimits) throws -> WriteOutcome<Value>
+
+    init(_ steps: @escaping @Sendable (any StoreTransaction, StoreLimits) throws -> WriteOutcome<Value>) {
+        self.steps = steps
+    }
+}

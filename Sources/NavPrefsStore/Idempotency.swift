@@ -1,0 +1,57 @@
+public import NavPrefsCore
+
+/// A client's `Idempotency-Key` and what identifies the request it came with.
+///
+/// Keys are kept per profile: a token of one profile can neither see nor collide with the keys
+/// of another. Two requests are "the same" when their ``fingerprint``s are equal; the HTTP layer
+/// decides what goes into it (method, route, conditions, body).
+public struct IdempotentRequest: Sendable, Hashable {
+    public let profile: ProfileName
+    /// The key as the client sent it (the HTTP layer bounds its length and characters).
+    public let key: String
+    /// A digest of everything that makes a retry the same request.
+    public let fingerprint: String
+
+    public init(profile: ProfileName, key: String, fingerprint: String) {
+        self.profile = profile
+        self.key = key
+        self.fingerprint = fingerprint
+    }
+}
+
+/// An answer as recorded under an idempotency key: enough to give a retry the same answer,
+/// byte for byte, without running the write again.
+public struct RecordedAnswer: Sendable, Hashable {
+    public struct Field: Sendable, Hashable {
+        public let name: String
+        public let value: String
+
+        public init(name: String, value: String) {
+            self.name = name
+            self.value = value
+        }
+    }
+
+    public let status: Int
+    /// The header fields that belong to the answer itself (`ETag`, `Location`, `Content-Type`).
+    public let headers: [Field]
+    public let body: String
+
+    public init(status: Int, headers: [Field], body: String) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+}
+
+/// What a write under an idempotency key did (``Store/perform(_:remembering:answer:)``).
+public enum IdempotentOutcome: Sendable, Hashable {
+    /// The write ran now; its answer is recorded under the key in the same transaction.
+    case performed(RecordedAnswer)
+    /// A request with this key and fingerprint was answered before, within the window: this
+    /// is its answer, and nothing was written now.
+    case replayed(RecordedAnswer)
+    /// The key was used, within the window, by a request with another fingerprint: nothing
+    /// was written.
+    case keyReused
+}

@@ -1,0 +1,30 @@
+public import NavPrefsCore
+
+/// One consistent read of a whole profile: the read a client starts from.
+extension TransactionalStore {
+    public func state(of profile: ProfileName) async throws(StoreError) -> ProfileState {
+        // One read transaction: SQLite's WAL snapshot, PostgreSQL's REPEATABLE READ. Every write
+        // moves the profile's last event id in the transaction that makes it, so the id read
+        // here is exactly the newest change the rest of the read includes.
+        try await read(snapshot: true) { transaction in
+            let bounds = try Self.eventLogBounds(of: profile, in: transaction)
+            let preferences = try PreferenceSteps.snapshot(of: profile, in: transaction)
+            let wellKnown = [WellKnownKey.counter, WellKnownKey.sliderValue, WellKnownKey.fontSize]
+            var keys = Set(preferences.stored.keys).union(wellKnown)
+            for name in preferences.registered.keys {
+                if let key = try? PreferenceKey(name) { keys.insert(key) }
+            }
+            let ordered = keys.sorted { $0.rawValue < $1.rawValue }
+            let slots = try Steps.readSlots(ordered, of: profile, in: transaction) ?? ordered.map(Steps.emptySlot)
+            var byKey: [PreferenceKey: PreferenceSlot] = [:]
+            for slot in slots { byKey[slot.key] = slot }
+            let slot = { (key: PreferenceKey) in byKey[key] ?? Steps.emptySlot(key) }
+            return ProfileState(
+                profile: profile, lastEventID: bounds.latest, preferences: preferences,
+                slots: slots.filter { $0.value != nil },
+                counter: CounterState(profile: profile, slot: slot(WellKnownKey.counter)),
+                font: FontState(profile: profile, slider: slot(WellKnownKey.sliderValue), fontSize: slot(WellKnownKey.fontSize)),
+                sessions: try SessionSteps.summaries(of: profile, in: transaction))
+        }
+    }
+}
