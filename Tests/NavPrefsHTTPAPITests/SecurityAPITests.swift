@@ -296,6 +296,7 @@ struct SecurityAPITests {
             for name in ["Access-Control-Allow-Origin", "Access-Control-Allow-Methods", "Access-Control-Allow-Headers", "Vary"] {
                 #expect(preflight.headers.filter { $0.0.caseInsensitiveCompare(name) == .orderedSame }.count == 1, "\(name): \(preflight.headers)")
             }
+            #expect(preflight.header("Access-Control-Allow-Headers")?.contains("Idempotency-Key") == true, "a page may send idempotent writes")
             let write = try await app.request("PUT", "/v1/profiles/ana/counter", headers: [("Origin", "https://app.example")], json: #"{"value":3}"#)
             #expect(write.status == 200)
             #expect(write.headers.filter { $0.0 == "Access-Control-Allow-Origin" }.map(\.1) == ["https://app.example"])

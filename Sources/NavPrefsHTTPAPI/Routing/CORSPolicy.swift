@@ -24,7 +24,7 @@ public struct CORSPolicy: Sendable, Equatable {
         // so caches keep answers for different origins apart.
         response.headers.add("Access-Control-Allow-Origin", origin)
         response.headers.add("Vary", "Origin")
-        response.headers.add("Access-Control-Expose-Headers", "ETag, X-Request-ID, Retry-After, Allow, WWW-Authenticate")
+        response.headers.add("Access-Control-Expose-Headers", "ETag, X-Request-ID, Retry-After, Allow, WWW-Authenticate, Location, Idempotent-Replayed")
     }
 
     /// The answer to a preflight (`OPTIONS` with `Access-Control-Request-Method`) for a resource
@@ -33,7 +33,7 @@ public struct CORSPolicy: Sendable, Equatable {
         var response = HTTPResponse(status: 204)
         decorate(&response, origin: origin)
         response.headers.add("Access-Control-Allow-Methods", methods.joined(separator: ", "))
-        response.headers.add("Access-Control-Allow-Headers", "Authorization, Content-Type, If-Match, If-None-Match, Last-Event-ID, X-Request-ID")
+        response.headers.add("Access-Control-Allow-Headers", "Authorization, Content-Type, If-Match, If-None-Match, Last-Event-ID, X-Request-ID, Idempotency-Key")
         response.headers.add("Access-Control-Max-Age", "600")
         return response
     }

@@ -1,4 +1,4 @@
-public import MicroHTTPServer
+import MicroHTTPServer
 
 /// Who may reach the API at all, decided from the request line and headers before any route
 /// runs: the `Host` it was sent to (against DNS rebinding), the web `Origin` of a write (against
