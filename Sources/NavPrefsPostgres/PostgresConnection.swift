@@ -17,6 +17,9 @@ final class PostgresConnection {
     /// connection instead of at every call (``maxPrepared`` bounds texts made at run time).
     private var prepared: [String: String] = [:]
     static let maxPrepared = 256
+    /// Commands without parameters or rows (`BEGIN`, `SAVEPOINT`, `RELEASE`...) held back to
+    /// travel with the next statement, in one round trip (see ``pipeline(_:)``).
+    private var heldBack: [String] = []
 
     /// Connects to `url` (a `postgres://` or `postgresql://` URL, or any libpq connection string).
     ///
@@ -57,9 +60,25 @@ final class PostgresConnection {
     /// Whether the connection is still usable (libpq noticed no loss).
     var isAlive: Bool { PQstatus(handle) == CONNECTION_OK }
 
-    /// Runs one or more statements without parameters (schema, transaction control).
+    /// Runs one or more statements without parameters (schema, transaction control), after
+    /// any held-back commands.
     func execute(_ sql: String) throws(PostgresError) {
+        guard heldBack.isEmpty else {
+            _ = try pipeline([.command(sql)])
+            return
+        }
         _ = try check(PQexec(handle, sql))
+    }
+
+    /// Holds back `command` (one statement, no parameters, no rows) until the next statement,
+    /// which carries it in the same round trip. Its error, if any, is that statement's.
+    func holdBack(_ command: String) {
+        heldBack.append(command)
+    }
+
+    /// Forgets held-back commands (the connection is being given up).
+    func dropHeldBack() {
+        heldBack.removeAll()
     }
 
     /// Runs one statement with `parameters` ($1, $2, ...) and returns its rows.
@@ -70,27 +89,11 @@ final class PostgresConnection {
 
     @discardableResult
     func query(_ sql: String, parameters: [StatementValue]) throws(PostgresError) -> [StoreRow] {
-        // libpq reads the values during the call only; they are copied, then freed below.
-        var copies: [UnsafeMutablePointer<CChar>?] = []
-        copies.reserveCapacity(parameters.count)
-        defer { for copy in copies { free(copy) } }
-        for parameter in parameters {
-            guard let text = parameter.text else {
-                copies.append(nil)
-                continue
-            }
-            guard let copy = strdup(text) else { throw PostgresError(.connection, "out of memory while binding parameters") }
-            copies.append(copy)
-        }
-        let values: [UnsafePointer<CChar>?] = copies.map { $0.map { UnsafePointer($0) } }
-        guard let name = try preparedName(of: sql, parameterCount: values.count) else {
-            let result = values.withUnsafeBufferPointer { buffer in
-                PQexecParams(handle, sql, Int32(buffer.count), nil, buffer.baseAddress, nil, nil, 0)
-            }
-            return try check(result)
-        }
-        let result = values.withUnsafeBufferPointer { buffer in
-            PQexecPrepared(handle, name, Int32(buffer.count), buffer.baseAddress, nil, nil, 0)
+        if !heldBack.isEmpty { return try pipeline([.statement(sql, parameters)]).last ?? [] }
+        let name = try preparedName(of: sql, parameterCount: parameters.count)
+        let result = try withParameters(parameters) { values in
+            if let name { return PQexecPrepared(handle, name, Int32(values.count), values.baseAddress, nil, nil, 0) }
+            return PQexecParams(handle, sql, Int32(values.count), nil, values.baseAddress, nil, nil, 0)
         }
         return try check(result)
     }
@@ -110,6 +113,118 @@ final class PostgresConnection {
     /// The first row of a query, or `nil`.
     func queryFirst(_ sql: String, _ parameters: StatementValue...) throws(PostgresError) -> StoreRow? {
         try query(sql, parameters: parameters).first
+    }
+
+    // MARK: Pipelines
+
+    enum PipelineItem {
+        /// A statement with parameters, prepared on this connection.
+        case statement(String, [StatementValue])
+        /// A command without parameters or rows.
+        case command(String)
+    }
+
+    /// Sends the held-back commands and `items` in one round trip (libpq's pipeline mode) and
+    /// answers the rows of each of `items`, in order. The first error is thrown once every
+    /// result is read: the server skips what follows a failed statement, and a transaction it
+    /// was in is then aborted, as it would be had they been sent one by one.
+    /// Related libpq documentation: <https://www.postgresql.org/docs/current/libpq-pipeline-mode.html>
+    func pipeline(_ items: [PipelineItem]) throws(PostgresError) -> [[StoreRow]] {
+        let sent: [PipelineItem] = heldBack.map(PipelineItem.command) + items
+        heldBack.removeAll()
+        guard PQenterPipelineMode(handle) == 1 else {
+            throw PostgresError(isAlive ? .server(sqlState: nil) : .connection, Self.message(PQerrorMessage(handle)) ?? "cannot pipeline")
+        }
+        defer { _ = PQexitPipelineMode(handle) }
+        // What each result read back belongs to: a preparation, or the item at an index.
+        var expected: [(item: Int?, prepared: String?)] = []
+        var failure: PostgresError?
+        for (index, item) in sent.enumerated() {
+            switch item {
+            case .command(let sql):
+                guard PQsendQueryParams(handle, sql, 0, nil, nil, nil, nil, 0) == 1 else { failure = sendFailure(); break }
+                expected.append((index, nil))
+            case .statement(let sql, let parameters):
+                var name = prepared[sql]
+                if name == nil, prepared.count < Self.maxPrepared {
+                    let fresh = "navprefs_\(prepared.count)"
+                    guard PQsendPrepare(handle, fresh, sql, Int32(parameters.count), nil) == 1 else { failure = sendFailure(); break }
+                    // Counted as prepared now, forgotten below if the server refuses it.
+                    prepared[sql] = fresh
+                    expected.append((nil, sql))
+                    name = fresh
+                }
+                let sentOK = try withParameters(parameters) { values in
+                    if let name {
+                        return PQsendQueryPrepared(handle, name, Int32(values.count), values.baseAddress, nil, nil, 0)
+                    }
+                    return PQsendQueryParams(handle, sql, Int32(values.count), nil, values.baseAddress, nil, nil, 0)
+                }
+                guard sentOK == 1 else { failure = sendFailure(); break }
+                expected.append((index, nil))
+            }
+            if failure != nil { break }
+        }
+        if let failure {
+            // Nothing can be read back reliably from a half-sent pipeline: give the connection up.
+            throw PostgresError(.connection, failure.message)
+        }
+        guard PQpipelineSync(handle) == 1 else { throw sendFailure() }
+        var rows = [[StoreRow]](repeating: [], count: sent.count)
+        var firstError: PostgresError?
+        for (item, preparation) in expected {
+            guard let result = PQgetResult(handle) else {
+                throw PostgresError(.connection, Self.message(PQerrorMessage(handle)) ?? "the pipeline ended early")
+            }
+            let status = PQresultStatus(result)
+            if status == PGRES_PIPELINE_ABORTED {
+                PQclear(result)
+                if let preparation { prepared[preparation] = nil }
+            } else {
+                do {
+                    let read = try check(result)
+                    if let item { rows[item] = read }
+                } catch {
+                    if let preparation { prepared[preparation] = nil }
+                    if firstError == nil { firstError = error }
+                }
+            }
+            // Each command's results end with a null result.
+            while let extra = PQgetResult(handle) { PQclear(extra) }
+        }
+        // The synchronisation point ends the pipeline.
+        guard let sync = PQgetResult(handle) else {
+            throw PostgresError(.connection, Self.message(PQerrorMessage(handle)) ?? "the pipeline ended early")
+        }
+        let synced = PQresultStatus(sync) == PGRES_PIPELINE_SYNC
+        PQclear(sync)
+        if let firstError { throw firstError }
+        guard synced else { throw PostgresError(.connection, "the pipeline did not end where it should") }
+        let offset = sent.count - items.count
+        return Array(rows[offset...])
+    }
+
+    private func sendFailure() -> PostgresError {
+        PostgresError(.connection, Self.message(PQerrorMessage(handle)) ?? "cannot send")
+    }
+
+    /// Calls `body` with the parameters as C strings (`NULL` for SQL null), which libpq reads
+    /// during the call only; they are copied, then freed after it.
+    private func withParameters<R>(_ parameters: [StatementValue], _ body: (UnsafeBufferPointer<UnsafePointer<CChar>?>) -> R)
+        throws(PostgresError) -> R {
+        var copies: [UnsafeMutablePointer<CChar>?] = []
+        copies.reserveCapacity(parameters.count)
+        defer { for copy in copies { free(copy) } }
+        for parameter in parameters {
+            guard let text = parameter.text else {
+                copies.append(nil)
+                continue
+            }
+            guard let copy = strdup(text) else { throw PostgresError(.connection, "out of memory while binding parameters") }
+            copies.append(copy)
+        }
+        let values: [UnsafePointer<CChar>?] = copies.map { $0.map { UnsafePointer($0) } }
+        return values.withUnsafeBufferPointer(body)
     }
 
     // MARK: Notifications (LISTEN)

@@ -22,7 +22,19 @@ final class PostgresPool: Sendable {
 
     typealias Job = @Sendable (PostgresWorker) -> Void
 
-    private let queue = JobQueue<Job>()
+    /// What the queue holds: a job for one worker, or a write that may share its transaction
+    /// with the writes queued right behind it (group commit, see ``PostgresBatch``).
+    enum Queued: Sendable {
+        case job(Job)
+        case write(any BatchableWrite)
+
+        var isWrite: Bool { if case .write = self { true } else { false } }
+    }
+
+    /// Writes one transaction takes at most.
+    static let maxBatch = 32
+
+    private let queue = JobQueue<Queued>()
     private let stopped = DispatchSemaphore(value: 0)
     /// Threads started and not yet joined.
     private let running = Atomic<Int>(0)
@@ -34,8 +46,13 @@ final class PostgresPool: Sendable {
         let queue = self.queue
         for index in 0..<max(1, size) {
             try startWorkerThread(name: "postgres-\(index)", exited: stopped, setup: { PostgresWorker(connect: connect) }) { worker in
-                while let jobs = queue.take(upTo: 1) {
-                    for job in jobs { job(worker) }
+                // A worker that finds writes queued takes those in a row: they commit together.
+                while let taken = queue.take(upTo: Self.maxBatch, joining: \.isWrite) {
+                    if case .job(let job)? = taken.first {
+                        job(worker)
+                    } else {
+                        PostgresBatch.commit(taken.compactMap { if case .write(let write) = $0 { write } else { nil } }, on: worker)
+                    }
                 }
                 worker.disconnect()
             }
@@ -49,20 +66,25 @@ final class PostgresPool: Sendable {
         retry: Retry, _ body: @escaping @Sendable (PostgresConnection) throws -> Value
     ) async throws(StoreError) -> Value {
         let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Value, StoreError>, Never>) in
-            let submitted = queue.submit { worker in
+            let submitted = queue.submit(.job { worker in
                 continuation.resume(returning: Result { () throws(StoreError) -> Value in
                     try worker.perform(retry: retry, body)
                 })
-            }
+            })
             if !submitted { continuation.resume(returning: .failure(.closed)) }
         }
         return try result.get()
     }
 
+    /// Queues a write that may share a transaction; `false` once the pool is closed.
+    func submit(_ write: any BatchableWrite) -> Bool {
+        queue.submit(.write(write))
+    }
+
     /// Queues `job` without waiting for it (maintenance); `false` once the pool is closed.
     @discardableResult
     func submit(_ job: @escaping @Sendable (PostgresWorker) -> Void) -> Bool {
-        queue.submit(job)
+        queue.submit(.job(job))
     }
 
     /// Runs the jobs already queued, then closes every connection and stops the threads.

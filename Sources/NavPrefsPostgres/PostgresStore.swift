@@ -139,26 +139,40 @@ public final class PostgresStore: TransactionalStore {
         }
     }
 
-    /// Runs `body` in one transaction on a pool connection. Once it committed, the events it
+    /// Runs `body` in a transaction on a pool connection. Once it committed, the events it
     /// logged are published to the feed before this returns (see ``EventSequencer/committed(_:)``).
-    public func write<Value: Sendable>(_ body: @escaping @Sendable (any StoreTransaction) throws -> WriteOutcome<Value>)
+    /// A write of one profile joins the writes queued right behind it, of any profile, in one
+    /// transaction (``PostgresBatch``): under load, many writes share one commit.
+    public func write<Value: Sendable>(changing profile: ProfileName?, _ body: @escaping @Sendable (any StoreTransaction) throws -> WriteOutcome<Value>)
         async throws(StoreError) -> Value {
         guard options.access.writes else { throw .unavailable(reason: "the PostgreSQL database was opened for reading only") }
-        return try await pool.run(retry: .ifSafe) { connection in try self.commit(body, on: connection) }
+        guard let profile else {
+            return try await pool.run(retry: .ifSafe) { connection in try self.commit(body, on: connection) }
+        }
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Value, StoreError>, Never>) in
+            let write = PendingPostgresWrite(profile: profile, store: self, body: body, continuation: continuation)
+            if !pool.submit(write) { continuation.resume(returning: .failure(.closed)) }
+        }
+        return try result.get()
     }
 
     /// Runs `body` in one transaction on `connection` (a pool thread's) and, once it committed,
     /// publishes its events: a write, and the store's own maintenance writes.
-    private func commit<Value>(_ body: (any StoreTransaction) throws -> WriteOutcome<Value>, on connection: PostgresConnection) throws
+    func commit<Value>(_ body: (any StoreTransaction) throws -> WriteOutcome<Value>, on connection: PostgresConnection) throws
         -> Value {
         let outcome = try connection.transaction { try body(PostgresTransaction(connection: connection)) }
-        for event in outcome.events {
+        publish(outcome.events, on: connection)
+        return outcome.value
+    }
+
+    /// Publishes the events of a committed transaction to the feed.
+    func publish(_ events: [LoggedEvent], on connection: PostgresConnection) {
+        for event in events {
             profilesWithNewEvents.withLock { _ = $0.insert(event.profile) }
             // The write is committed: failing to publish now must not fail it. The listener
             // publishes the event when its notification arrives, or after reconnecting.
             try? Self.publish(event, sequencer, on: connection)
         }
-        return outcome.value
     }
 
     /// Publishes a committed event of this store's, first reading from the log any ids before it

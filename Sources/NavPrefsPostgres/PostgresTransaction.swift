@@ -22,26 +22,34 @@ struct PostgresTransaction: StoreTransaction {
 
 extension PostgresConnection {
     /// Runs `body` in a transaction (`begin` chooses its kind), committing if it returns and
-    /// rolling back if it throws.
+    /// rolling back if it throws. `begin` travels with the transaction's first statement, in
+    /// one round trip (see ``holdBack(_:)``).
     ///
-    /// A connection lost at `BEGIN` is reported as safe to retry: nothing of the job reached the
-    /// server, so the pool may run it again on a new connection. This is what a pooled
-    /// connection that the server closed while idle (a restart) looks like.
+    /// A connection lost before `COMMIT` was sent is reported as safe to retry: the server
+    /// rolls back what it had of the transaction, so the pool may run the job again on a new
+    /// connection. This is what a pooled connection that the server closed while idle (a
+    /// restart) looks like. A loss during `COMMIT` is not: the commit may have happened.
     func transaction<T>(_ begin: String = "BEGIN", _ body: () throws -> T) throws -> T {
+        holdBack(begin)
+        let result: T
         do {
-            try execute(begin)
-        } catch var error {
+            result = try body()
+        } catch var error as PostgresError {
+            abandonTransaction()
             if error.isConnectionLost { error.safeToRetry = true }
             throw error
-        }
-        do {
-            let result = try body()
-            try execute("COMMIT")
-            return result
         } catch {
-            if isAlive { _ = try? execute("ROLLBACK") }
+            abandonTransaction()
             throw error
         }
+        try execute("COMMIT")
+        return result
+    }
+
+    /// Rolls back the transaction in progress, if the connection still works.
+    func abandonTransaction() {
+        dropHeldBack()
+        if isAlive { _ = try? execute("ROLLBACK") }
     }
 
     /// Logged events of `profile` with ids in `after + 1 ... last`, oldest first.

@@ -150,7 +150,9 @@ public final class SQLiteStore: TransactionalStore, CounterCacheReading {
         }
     }
 
-    public func write<Value: Sendable>(_ body: @escaping @Sendable (any StoreTransaction) throws -> WriteOutcome<Value>)
+    /// Every write goes to the one writer thread, which groups whatever is queued into one
+    /// transaction whatever the profiles (a single writer waits for no other).
+    public func write<Value: Sendable>(changing profile: ProfileName?, _ body: @escaping @Sendable (any StoreTransaction) throws -> WriteOutcome<Value>)
         async throws(StoreError) -> Value {
         guard options.access.writes else { throw .unavailable(reason: "\(options.path) was opened for reading only") }
         return try await writer.write { transaction in try body(transaction) }

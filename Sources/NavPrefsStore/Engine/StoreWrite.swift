@@ -1,3 +1,5 @@
+public import NavPrefsCore
+
 /// One write of the store algorithm as a value: the steps it runs inside a write transaction,
 /// given the store's limits.
 ///
@@ -7,9 +9,14 @@
 /// the key's claim and the recorded answer join the write's own transaction, with the write's
 /// steps unchanged.
 public struct StoreWrite<Value: Sendable>: Sendable {
+    /// The profile the write changes: it locks that profile's row first, and nothing of another
+    /// profile. A store may run writes of different profiles in one transaction, in the order
+    /// of their profiles, so that no two transactions wait for each other's locks.
+    let profile: ProfileName
     let steps: @Sendable (any StoreTransaction, StoreLimits) throws -> WriteOutcome<Value>
 
-    init(_ steps: @escaping @Sendable (any StoreTransaction, StoreLimits) throws -> WriteOutcome<Value>) {
+    init(of profile: ProfileName, _ steps: @escaping @Sendable (any StoreTransaction, StoreLimits) throws -> WriteOutcome<Value>) {
+        self.profile = profile
         self.steps = steps
     }
 }

@@ -18,11 +18,21 @@ public protocol TransactionalStore: Store {
     /// has committed at the store's durability, after the outcome's events were published to
     /// ``Store/feed`` in commit order. A ``StoreError`` thrown by `body` refuses the write:
     /// nothing of it is kept and the error is answered; any other error is a storage failure.
-    func write<Value: Sendable>(_ body: @escaping @Sendable (any StoreTransaction) throws -> WriteOutcome<Value>)
+    ///
+    /// - Parameter profile: the one profile `body` changes (it locks no other), or `nil` when
+    ///   it may touch several or none. Writes that name their profile may share a transaction
+    ///   with others (each in a savepoint of its own), run in the order of their profiles.
+    func write<Value: Sendable>(changing profile: ProfileName?, _ body: @escaping @Sendable (any StoreTransaction) throws -> WriteOutcome<Value>)
         async throws(StoreError) -> Value
 }
 
 extension TransactionalStore {
+    /// A write that may touch any profile, in a transaction of its own.
+    func write<Value: Sendable>(_ body: @escaping @Sendable (any StoreTransaction) throws -> WriteOutcome<Value>)
+        async throws(StoreError) -> Value {
+        try await write(changing: nil, body)
+    }
+
     func read<Value: Sendable>(_ body: @escaping @Sendable (any StoreTransaction) throws -> Value) async throws(StoreError) -> Value {
         try await read(snapshot: true, body)
     }

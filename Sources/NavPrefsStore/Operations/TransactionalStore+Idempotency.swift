@@ -15,7 +15,7 @@ extension TransactionalStore {
                                          answer: @escaping @Sendable (Value) -> RecordedAnswer)
         async throws(StoreError) -> IdempotentOutcome {
         let limits = self.limits
-        return try await self.write { transaction in
+        return try await self.write(changing: write.profile) { transaction in
             if let earlier = try IdempotencySteps.claim(request, window: limits.idempotencyWindow, in: transaction) {
                 return WriteOutcome(earlier)
             }

@@ -2,6 +2,6 @@
 extension TransactionalStore {
     public func perform<Value: Sendable>(_ write: StoreWrite<Value>) async throws(StoreError) -> Value {
         let limits = self.limits
-        return try await self.write { transaction in try write.steps(transaction, limits) }
+        return try await self.write(changing: write.profile) { transaction in try write.steps(transaction, limits) }
     }
 }

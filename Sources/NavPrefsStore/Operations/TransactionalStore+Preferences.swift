@@ -43,7 +43,7 @@ extension StoreWrite where Value == PreferenceChange {
     public static func setPreference(_ value: JSONValue, for key: PreferenceKey, of profile: ProfileName,
                                      if precondition: WritePrecondition?) throws(StoreError) -> StoreWrite {
         let stored = try Steps.storedValue(value, for: key)
-        return StoreWrite { transaction, limits in
+        return StoreWrite(of: profile) { transaction, limits in
             let limit = limits.maxPreferencesPerProfile
             guard let claim = try transaction.claimEventID(of: profile, creating: true, touchingPreferences: true),
                   let before = try Steps.readSlot(key, of: profile, in: transaction)
@@ -59,7 +59,7 @@ extension StoreWrite where Value == PreferenceChange {
     /// ``Store/removePreference(_:of:if:)`` as a value.
     public static func removePreference(_ key: PreferenceKey, of profile: ProfileName, if precondition: WritePrecondition?)
         -> StoreWrite {
-        StoreWrite { transaction, limits in
+        StoreWrite(of: profile) { transaction, limits in
             let kept = limits.keptTombstones
             // Removing what is not stored changes nothing and takes no event id (removeObject(forKey:)).
             let seen = try Steps.readSlot(key, of: profile, in: transaction) ?? Steps.emptySlot(key)
@@ -87,7 +87,7 @@ extension StoreWrite where Value == PreferencesChange {
         for change in changes {
             updates.append((change.key, try change.value.map { value throws(StoreError) in try Steps.storedValue(value, for: change.key) }))
         }
-        return StoreWrite { [updates] transaction, limits in
+        return StoreWrite(of: profile) { [updates] transaction, limits in
             let (limit, kept) = (limits.maxPreferencesPerProfile, limits.keptTombstones)
             // The precondition is on the whole set's version (a view every profile has: 0 when
             // nobody wrote to it), read under the profile's lock.
@@ -211,7 +211,7 @@ extension StoreWrite where Value == DefaultsChange {
                 values[member.key] = try Steps.storedValue(member.value, for: key)
             }
         }
-        return StoreWrite { [values] transaction, _ in
+        return StoreWrite(of: profile) { [values] transaction, _ in
             guard let claim = try transaction.claimEventID(of: profile, creating: true, touchingPreferences: true) else {
                 throw StoreError.internal(reason: "a profile created in this transaction is missing")
             }

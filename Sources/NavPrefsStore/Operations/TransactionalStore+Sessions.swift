@@ -42,7 +42,7 @@ extension StoreWrite where Value == SessionChange<Void> {
     /// same session.
     public static func createSession(_ session: NavigationSession, label: String? = nil, of profile: ProfileName) -> StoreWrite {
         let id = SessionID.random()
-        return StoreWrite { transaction, limits in
+        return StoreWrite(of: profile) { transaction, limits in
             let limit = limits.maxSessionsPerProfile
             // The claim locks the profile, so concurrent creates count one after the other.
             guard let claim = try transaction.claimEventID(of: profile, creating: true, touchingPreferences: false) else {
@@ -72,7 +72,7 @@ extension StoreWrite {
         _ id: SessionID, of profile: ProfileName, if precondition: WritePrecondition?,
         _ edit: @escaping @Sendable (inout NavigationSession) throws(NavigationError) -> SessionEdit<Result>
     ) -> StoreWrite where Value == SessionChange<Result> {
-        StoreWrite { transaction, _ in
+        StoreWrite(of: profile) { transaction, _ in
             guard let before = try SessionSteps.readSession(id, of: profile, locking: true, in: transaction) else {
                 // A condition on a session that does not exist fails as a condition (RFC 9110 §13.1.1).
                 throw precondition != nil ? StoreError.preconditionFailed(current: nil) : StoreError.sessionNotFound(id)
@@ -107,7 +107,7 @@ extension StoreWrite {
 extension StoreWrite where Value == Int64 {
     /// ``Store/deleteSession(_:of:if:)`` as a value.
     public static func deleteSession(_ id: SessionID, of profile: ProfileName, if precondition: WritePrecondition?) -> StoreWrite {
-        StoreWrite { transaction, _ in
+        StoreWrite(of: profile) { transaction, _ in
             guard let row = try transaction.firstRow(.sessionVersionForUpdate, .text(profile.rawValue), .text(id.rawValue)) else {
                 throw precondition != nil ? StoreError.preconditionFailed(current: nil) : StoreError.sessionNotFound(id)
             }

@@ -32,6 +32,22 @@ package final class JobQueue<Job>: @unchecked Sendable {
         return taken
     }
 
+    /// Waits for a job and takes it, with the jobs right behind it while `joins` accepts both it
+    /// and them, up to `limit` in all (a batch); `nil` once closed and empty.
+    package func take(upTo limit: Int, joining joins: (Job) -> Bool) -> ArraySlice<Job>? {
+        condition.lock()
+        defer { condition.unlock() }
+        while jobs.isEmpty && !closed { condition.wait() }
+        guard let first = jobs.first else { return nil }
+        var count = 1
+        if joins(first) {
+            while count < min(limit, jobs.count), joins(jobs[count]) { count += 1 }
+        }
+        let taken = jobs[..<count]
+        jobs.removeFirst(count)
+        return taken
+    }
+
     /// Like ``take(upTo:)``, but returns an empty slice if no job arrives before `deadline`.
     package func take(upTo limit: Int, until deadline: Date) -> ArraySlice<Job>? {
         condition.lock()
