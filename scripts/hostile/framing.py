@@ -4,7 +4,8 @@ in the same write, by the bytes of a second request.
 For a shape with a body, the body *is* a smuggled request (`POST .../smuggled/counter/increment`):
 a server that dropped the length would answer it as a second request. Then a `GET /healthz`
 follows. Each shape must get its documented status (README, "Rules every route follows", and
-MicroHTTPServer's HTTPRejection), and what comes after on the connection must be either nothing
+MicroHTTPServer's HTTPRejection) as problem+json (but the 431 libmicrohttpd sends itself), and
+what comes after on the connection must be either nothing
 (closed) or exactly the answer to /healthz: never the answer to the smuggled request. At the end
 the profile `smuggled` must not exist.
 """
@@ -17,6 +18,8 @@ TARGET = b"POST /v1/profiles/framing/counter/increment HTTP/1.1\r\nHost: 127.0.0
 def shapes():
     n = str(len(SMUGGLED)).encode()
     many_arguments = b"&".join(b"k%d=v" % i for i in range(100))
+    # (name, documented status, bytes): each answered by the handler as problem+json, but the
+    # ones libmicrohttpd refuses before the handler sees them (its 431s, an unparsable length).
     return [
         ("obs-fold carrying Content-Length", 400,
          TARGET + b"X-Pad: a\r\n Content-Length: " + n + b"\r\n\r\n" + SMUGGLED),
@@ -32,7 +35,7 @@ def shapes():
          TARGET + b"Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n" + SMUGGLED),
         ("two different Content-Lengths", 400,
          TARGET + b"Content-Length: 0\r\nContent-Length: " + n + b"\r\n\r\n" + SMUGGLED),
-        ("Content-Length: 0, N in one field", 400,
+        ("Content-Length: 0, N in one field (libmicrohttpd answers itself)", 400,
          TARGET + b"Content-Length: 0, " + n + b"\r\n\r\n" + SMUGGLED),
         ("%00 in the path", 400,
          b"GET /v1/profiles/framing/preferences/k%00x HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"),
@@ -62,6 +65,17 @@ def run(service):
             first = connection.read_response(timeout=5)
             if first.status != status:
                 verdict.append(f"answered {first.status}, documented {status}: {first.body[:80]!r}")
+            # README: errors are always problem+json; only libmicrohttpd's own 431 (headers past
+            # its memory pool, ServerConfiguration.connectionMemoryBytes) never reaches the handler.
+            kind = (first.header("Content-Type") or "").split(";")[0]
+            if "libmicrohttpd answers itself" not in name and status != 431 and kind != "application/problem+json":
+                verdict.append(f"answered as {kind or 'no Content-Type'}, not application/problem+json")
+            if first.body.startswith(b"HTTP/1."):
+                # libmicrohttpd 0.9.75 writes its own 400 for an unparsable Content-Length with
+                # the head twice; the connection closes after it, so nothing is desynchronised.
+                print(f"framing: NOTE {name}: libmicrohttpd's answer repeats its head in the body "
+                      f"({first.body[:40]!r}...), then closes")
+                connection.buffer = b""
             # Whatever comes next must be /healthz's answer or the end of the connection.
             try:
                 second = connection.read_response(timeout=3)
@@ -78,7 +92,7 @@ def run(service):
         finally:
             connection.close()
         print(f"framing: {name}: " + ("; ".join(verdict) if verdict else f"{status}, {after}"))
-        checks[f"{name}: {status}, connection not desynchronised"] = not verdict
+        checks[f"{name}: {status} problem+json, connection not desynchronised"] = not verdict
     smuggled = rawhttp.request(port, "GET", "/v1/profiles/smuggled/counter")
     print(f"framing: GET /v1/profiles/smuggled/counter after all shapes: {smuggled.status}")
     checks["no smuggled request was served (profile 'smuggled' does not exist)"] = smuggled.status == 404
