@@ -95,7 +95,8 @@ def main():
                     found[f"navprefs exits 0 on SIGTERM after the {part} attack"] = service.stop() == 0
             except Exception as error:  # a broken harness or a dead server is a failed part, not a traceback
                 found = {f"{part} ran to the end ({type(error).__name__}: {error})": False}
-                print(f"{part}: the server's last lines:\n{service.tail()}" if services else "")
+                if services:
+                    print(f"{part}: the server's last lines:\n{services[-1].tail()}")
             for name, passed in found.items():
                 checks[f"{part}: {name}"] = passed
             timings.append((part, time.monotonic() - started))
