@@ -53,7 +53,8 @@ def value(families, family, sample_name, **labels):
 def check(port, checks):
     request(port, "POST", "/v1/profiles/metrics/counter/increment")
     request(port, "GET", "/v1/profiles/metrics/counter")
-    request(port, "GET", "/v1/profiles/nobody/counter")
+    # A preference nobody set: 404 (a profile nobody wrote to reads as fresh, so its counter is 200).
+    request(port, "GET", "/v1/profiles/nobody/preferences/missing")
     stream = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
     stream.request("GET", "/v1/profiles/metrics/events?last_event_id=0")
     stream.getresponse().read1(4096)
@@ -73,10 +74,10 @@ def check(port, checks):
     checks["the increment is counted under its route template"] = value(
         families, *requests, route="/v1/profiles/{profile}/counter/increment", method="POST", status="200") == 1
     checks["the 404 is counted with its status"] = value(
-        families, *requests, route="/v1/profiles/{profile}/counter", method="GET", status="404") == 1
+        families, *requests, route="/v1/profiles/{profile}/preferences/{key}", method="GET", status="404") == 1
     checks["the histogram's +Inf bucket equals its count"] = value(
         families, "navprefs_http_request_duration_seconds", "navprefs_http_request_duration_seconds_bucket",
-        route="/v1/profiles/{profile}/counter", le="+Inf") == 2
+        route="/v1/profiles/{profile}/counter", le="+Inf") == 1
     checks["the open stream is counted, with the event it was sent"] = (
         value(families, "navprefs_sse_subscribers", "navprefs_sse_subscribers") == 1
         and value(families, "navprefs_sse_events_sent", "navprefs_sse_events_sent_total") == 1)

@@ -34,30 +34,37 @@ public final class ResponseStream: Sendable {
     let maxBufferedBytes: Int
     /// Identifies the stream in the server's registry.
     let id: Int
+    /// Asks the event loop to cut the connection of a stream aborted while it was not suspended:
+    /// libmicrohttpd then waits for the socket to take more bytes (a client that stopped
+    /// reading never lets it) and would not call the reader to learn of the abort.
+    private let requestCut: @Sendable (Int) -> Void
 
-    init(connection: ConnectionHandle, maxBufferedBytes: Int, id: Int) {
+    init(connection: ConnectionHandle, maxBufferedBytes: Int, id: Int, requestCut: @escaping @Sendable (Int) -> Void = { _ in }) {
         self.connection = connection
         self.maxBufferedBytes = maxBufferedBytes
         self.id = id
+        self.requestCut = requestCut
     }
 
     /// Queues `bytes` for sending. Returns `false` if the stream has ended (or just ended
     /// because the client is too slow), so producers can drop it.
     @discardableResult
     public func write(_ bytes: [UInt8]) -> Bool {
+        var cut = false
         let accepted: Bool = state.withLock { state in
             guard !state.terminated, !state.finishing, state.aborted == nil else { return false }
             if state.pending.count - state.readOffset + bytes.count > maxBufferedBytes {
                 state.aborted = .tooSlow
                 state.pending = []
                 state.readOffset = 0
-                wake(&state)
+                cut = !wake(&state)
                 return false
             }
             state.pending.append(contentsOf: bytes)
             wake(&state)
             return true
         }
+        if cut { requestCut(id) }
         return accepted
     }
 
@@ -90,12 +97,13 @@ public final class ResponseStream: Sendable {
     }
 
     /// Resumes the connection if the reader suspended it; called with the lock held, so that a
-    /// resume can never overtake the suspend it undoes.
-    private func wake(_ state: inout State) {
-        if state.suspended {
-            state.suspended = false
-            connection.resume()
-        }
+    /// resume can never overtake the suspend it undoes. Answers whether it did.
+    @discardableResult
+    private func wake(_ state: inout State) -> Bool {
+        guard state.suspended else { return false }
+        state.suspended = false
+        connection.resume()
+        return true
     }
 
     // MARK: - Event-loop side (called by libmicrohttpd's content reader)
@@ -137,11 +145,12 @@ public final class ResponseStream: Sendable {
 
     /// Marks the stream for abortion by the server (shutdown) and wakes it.
     func abort(_ reason: Termination) {
-        state.withLock { state in
-            guard !state.terminated, state.aborted == nil else { return }
+        let cut = state.withLock { state -> Bool in
+            guard !state.terminated, state.aborted == nil else { return false }
             state.aborted = reason
-            wake(&state)
+            return !wake(&state)
         }
+        if cut { requestCut(id) }
     }
 
     /// Called once libmicrohttpd has released the response: the stream is over for good.

@@ -94,6 +94,7 @@ final class EventLoop: @unchecked Sendable {
             // The header and body deadlines MHD does not have (it shuts sockets down; MHD closes
             // them in a coming run).
             core.enforceDeadlines()
+            core.cutAbortedStreams()
         }
         exited.signal()
     }

@@ -33,7 +33,8 @@ enum MHDValues {
     }
 
     /// Inspects the target MHD's URI log callback hands over (still encoded, query included) and,
-    /// when it has more query arguments than allowed, keeps MHD from parsing them at all.
+    /// when it refuses the target (too long, too many query arguments, `%00`), keeps MHD from
+    /// parsing its arguments at all.
     ///
     /// Why write into MHD's buffer: MHD 0.9.75 stores every argument in the connection's small
     /// pool and, once that is full, logs a warning per argument and answers nothing. It calls
@@ -56,10 +57,13 @@ enum MHDValues {
         if let question, question + 1 < length {
             var arguments = 1
             for byte in bytes[(question + 1)...] where byte == UInt8(ascii: "&") { arguments += 1 }
-            if arguments > maxQueryArguments {
-                if rejection == nil { rejection = .tooManyQueryArguments(limit: maxQueryArguments) }
-                UnsafeMutablePointer(mutating: uri)[question + 1] = 0
+            if arguments > maxQueryArguments, rejection == nil {
+                rejection = .tooManyQueryArguments(limit: maxQueryArguments)
             }
+            // A refused request needs none of its arguments, and a long target's arguments can
+            // fill the pool as surely as many short ones (a 3 KB target with 47 of them did, at
+            // the default 6 KiB: no answer at all), so MHD gets none of them to parse.
+            if rejection != nil { UnsafeMutablePointer(mutating: uri)[question + 1] = 0 }
         }
         return TargetInspection(rawPath: rawPath, rejection: rejection)
     }

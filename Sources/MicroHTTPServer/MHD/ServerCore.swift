@@ -16,6 +16,8 @@ final class ServerCore: Sendable {
     struct Registry: ~Copyable {
         var waiting: [Int: RequestContext] = [:]
         var streams: [Int: ResponseStream] = [:]
+        /// Streams aborted while libmicrohttpd was sending, whose connections the loop cuts.
+        var cuts: [Int] = []
     }
 
     let configuration: ServerConfiguration
@@ -306,12 +308,33 @@ final class ServerCore: Sendable {
         case .stream(let start):
             let stream = ResponseStream(connection: context.connection,
                                         maxBufferedBytes: configuration.maxBufferedStreamBytes,
-                                        id: makeID())
+                                        id: makeID(), requestCut: { [weak self] id in self?.requestCut(of: id) })
             registry.withLock { $0.streams[stream.id] = stream }
             let queued = MHDResponse.queueStream(stream, status: response.status, headers: response.headers,
                                                  core: self, on: context.connection.pointer)
             if queued == .YES { start(stream) }
             return queued
+        }
+    }
+
+    // MARK: - Streams aborted while sending
+
+    private func requestCut(of stream: Int) {
+        registry.withLock { $0.cuts.append(stream) }
+        waker.wake()
+    }
+
+    /// Shuts down the sockets of streams aborted while libmicrohttpd was waiting to send (too
+    /// slow a reader, a shutdown): it then reads the error and closes the connection, which ends
+    /// the stream. On the event-loop thread, where a stream still registered has a live
+    /// connection (MHD releases it on this thread).
+    func cutAbortedStreams() {
+        let cut: [ResponseStream] = registry.withLock { registry in
+            defer { registry.cuts.removeAll() }
+            return registry.cuts.compactMap { registry.streams[$0] }
+        }
+        for stream in cut {
+            if let peer = PeerInfo.of(stream.connection.pointer), peer.socket >= 0 { cmhd_shutdown_socket(peer.socket) }
         }
     }
 
