@@ -221,7 +221,7 @@ def generate(seed, worker, index, routes, context):
         if rng.random() < 0.25:
             method = rng.choice(METHODS)
         path = re.sub(r"\{(\w+)\}", lambda m: segment(rng, m.group(1), context), template)
-        last = [s for s in template.split("/") if s][-1]
+        last = ([s for s in template.split("/") if s] or [""])[-1]  # "/" (the console) has no segment
         body_template = TEMPLATES.get(last) if has_body else None
     else:
         method = rng.choice(METHODS)
@@ -323,6 +323,14 @@ def send(port, connection, raw, method, expect, timeout):
 
 
 def worker(port, seed, number, routes, context, deadline, timeout, outcome):
+    try:
+        work(port, seed, number, routes, context, deadline, timeout, outcome)
+    except Exception as error:  # a bug of the fuzzer itself must fail the run, not end it quietly
+        outcome.fail(f"worker {number} stopped: {type(error).__name__}: {error}")
+        raise
+
+
+def work(port, seed, number, routes, context, deadline, timeout, outcome):
     connection, index = None, 0
     while time.monotonic() < deadline and len(outcome.failures) < 5:
         raw, method, shown, expect = generate(seed, number, index, routes, context)
