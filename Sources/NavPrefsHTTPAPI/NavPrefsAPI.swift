@@ -218,15 +218,9 @@ public final class NavPrefsAPI: HTTPHandler {
         let method = request.method.utf8.count <= 20 ? request.method : String(request.method.prefix(20))
         requestMetrics.record(route: route, method: method, status: response.status, microseconds: microseconds)
         if logger.isEnabled(.info) {
-            logger.log(.info, "request", [
-                ("request_id", .string(requestID)),
-                ("method", .string(method)),
-                ("route", .string(route)),
-                ("status", .integer(Int64(response.status))),
-                ("duration_ms", .milliseconds(microseconds: microseconds)),
-                // The client's address: behind a trusted proxy, from X-Forwarded-For.
-                ("remote", .string(policy.clientAddress(peer: request.remoteAddress, headers: request.headers))),
-            ])
+            // The client's address: behind a trusted proxy, from X-Forwarded-For.
+            logger.request(id: requestID, method: method, route: route, status: response.status, microseconds: microseconds,
+                           remote: policy.clientAddress(peer: request.remoteAddress, headers: request.headers))
         }
         return response
     }

@@ -9,6 +9,8 @@ struct CounterRoutes {
     let store: any Store
     /// Answers hot reads from memory when the store keeps counters there (SQLite).
     let cache: (any CounterCacheReading)?
+    /// The bytes of each counter as last read.
+    let representations = CounterRepresentations()
 
     static let resource = "/v1/profiles/{profile}/counter"
 
@@ -38,14 +40,26 @@ struct CounterRoutes {
         let profile = try request.profile()
         switch cache?.cachedCounter(of: profile) {
         case let state?:
-            return .immediate(Self.response(for: state, request: request.http))
+            return .immediate(Self.read(representations.representation(of: state), request: request.http))
         case nil:
-            let store = self.store
+            let (store, representations) = (self.store, self.representations)
             return .deferred { () async throws(StoreError) -> HTTPResponse in
                 let state = try await store.counter(of: profile)
-                return Self.response(for: state, request: request.http)
+                return Self.read(representations.representation(of: state), request: request.http)
             }
         }
+    }
+
+    /// The answer to a read: the representation's bytes with its ETag, or 304 when
+    /// If-None-Match already has that version.
+    private static func read(_ representation: CounterRepresentations.Representation, request: HTTPRequest) -> HTTPResponse {
+        var headers = HTTPHeaders(reservingCapacity: 6)  // with the ones NavPrefsAPI.finish adds
+        headers.add("ETag", representation.etag)
+        if ETag.noneMatchHits(request.headers, representation.version) {
+            return HTTPResponse(status: 304, headers: headers)
+        }
+        headers.add("Content-Type", "application/json")
+        return HTTPResponse(status: 200, headers: headers, bytes: representation.body)
     }
 
     private func write(_ operation: CounterOperation, _ request: APIRequest) throws(APIError) -> APIResult {

@@ -1,4 +1,4 @@
-public import NavPrefsCore
+import NavPrefsCore
 
 /// One write of the store algorithm as a value: the steps it runs inside a write transaction,
 /// given the store's limits.
