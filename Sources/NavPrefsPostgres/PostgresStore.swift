@@ -179,6 +179,14 @@ public final class PostgresStore: TransactionalStore {
     /// that the feed has not had yet.
     private static func publish(_ event: LoggedEvent, _ sequencer: EventSequencer, on connection: PostgresConnection) throws {
         guard case .fetch(var after) = sequencer.committed(event) else { return }
+        // The ids before it are committed (a profile's commits are ordered by its row lock), and
+        // the pool thread that committed them is publishing them right now: give it a moment
+        // before reading them from the log (that read was one write in six under load).
+        for _ in 0..<10 {
+            usleep(50)
+            guard case .fetch(let newest) = sequencer.committed(event) else { return }
+            after = newest
+        }
         for _ in 0..<4 {
             let events = try connection.events(of: event.profile, after: after, upTo: event.id)
             if sequencer.deliver(events, of: event.profile, coveringAfter: after) { return }
