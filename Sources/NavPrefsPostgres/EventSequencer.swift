@@ -22,6 +22,9 @@ final class EventSequencer: Sendable {
         var watchers: [ProfileName: Int] = [:]
         /// The lowest newest id those reads found; becomes `delivered` when the last one ends.
         var floors: [ProfileName: Int64] = [:]
+        /// Per profile, events of this store's transactions whose COMMIT is on its way (see
+        /// ``EventSequencer/committing(_:)``), by id.
+        var committing: [ProfileName: [Int64: LoggedEvent]] = [:]
         /// Listener connections so far (each one LISTENs before it counts).
         var epoch = 0
         var listening = false
@@ -57,15 +60,49 @@ final class EventSequencer: Sendable {
     /// every subscriber that starts later reads bounds that include this event.
     func committed(_ event: LoggedEvent) -> CommitOutcome {
         state.withLock { state in
+            state.committing[event.profile]?[event.id] = nil
+            if state.committing[event.profile]?.isEmpty == true { state.committing[event.profile] = nil }
             if let delivered = state.delivered[event.profile] {
                 if event.id <= delivered { return .done }
-                guard event.id == delivered + 1 else { return .fetch(after: delivered) }
+                if event.id > delivered + 1 {
+                    // The ids in between are committed (this event's id was claimed after them,
+                    // under the profile's row lock). Those of this store's transactions whose
+                    // threads have not published them yet are here: publish them first.
+                    let between = (delivered + 1)..<event.id
+                    guard let pending = state.committing[event.profile],
+                          between.allSatisfy({ pending[$0] != nil }) else { return .fetch(after: delivered) }
+                    feed.publish(between.compactMap { pending[$0] })
+                    for id in between { state.committing[event.profile]?[id] = nil }
+                }
             } else if state.watchers[event.profile, default: 0] > 0 {
                 return .deferred
             }
             feed.publish([event])
             state.delivered[event.profile] = event.id
             return .done
+        }
+    }
+
+    /// This store is about to send `COMMIT` for a transaction that logged `events`. If another of
+    /// its transactions commits later events of the same profile and publishes first, it takes
+    /// these from here rather than reading them from the log: its ids were claimed after them,
+    /// so they are committed by then. (A commit that fails, see ``notCommitted(_:)``, released
+    /// its ids to the next claim, so nothing can take them from here as committed.)
+    func committing(_ events: [LoggedEvent]) {
+        guard !events.isEmpty else { return }
+        state.withLock { state in
+            for event in events { state.committing[event.profile, default: [:]][event.id] = event }
+        }
+    }
+
+    /// The `COMMIT` announced by ``committing(_:)`` failed: forget its events.
+    func notCommitted(_ events: [LoggedEvent]) {
+        guard !events.isEmpty else { return }
+        state.withLock { state in
+            for event in events {
+                state.committing[event.profile]?[event.id] = nil
+                if state.committing[event.profile]?.isEmpty == true { state.committing[event.profile] = nil }
+            }
         }
     }
 

@@ -29,7 +29,7 @@ enum PostgresBatch {
         let committedOn: PostgresConnection
         do {
             committedOn = try worker.perform(retry: .ifSafe) { connection in
-                try connection.transaction {
+                try connection.transaction("BEGIN", {
                     for write in ordered {
                         // Savepoints travel with the write's first statement, rollbacks and
                         // releases with the next write's (or the commit): no round trip of their own.
@@ -37,7 +37,8 @@ enum PostgresBatch {
                         if try write.perform(on: connection) { connection.holdBack("ROLLBACK TO SAVEPOINT batched") }
                         connection.holdBack("RELEASE SAVEPOINT batched")
                     }
-                }
+                }, committing: { ordered.first?.committing(ordered.flatMap(\.events)) },
+                   notCommitted: { ordered.first?.notCommitted(ordered.flatMap(\.events)) })
                 return connection
             }
         } catch {
@@ -60,6 +61,11 @@ protocol BatchableWrite: AnyObject, Sendable {
     /// Runs the write's steps in the transaction open on `connection`; `true` if it refused (its
     /// changes must be rolled back). Throws only for storage failures.
     func perform(on connection: PostgresConnection) throws -> Bool
+    /// The events it logged (none if it refused).
+    var events: [LoggedEvent] { get }
+    /// Its batch is about to commit / failed to: tells the store's sequencer about `events`.
+    func committing(_ events: [LoggedEvent])
+    func notCommitted(_ events: [LoggedEvent])
     /// Its batch committed: publishes its events, then answers.
     func committed(on connection: PostgresConnection)
     /// Runs it in a transaction of its own, and answers.
@@ -77,7 +83,7 @@ final class PendingPostgresWrite<Value: Sendable>: BatchableWrite, @unchecked Se
     private let body: @Sendable (any StoreTransaction) throws -> WriteOutcome<Value>
     private let continuation: CheckedContinuation<Result<Value, StoreError>, Never>
     private var outcome: Result<Value, StoreError>?
-    private var events: [LoggedEvent] = []
+    private(set) var events: [LoggedEvent] = []
 
     init(profile: ProfileName, store: PostgresStore, body: @escaping @Sendable (any StoreTransaction) throws -> WriteOutcome<Value>,
          continuation: CheckedContinuation<Result<Value, StoreError>, Never>) {
@@ -99,6 +105,9 @@ final class PendingPostgresWrite<Value: Sendable>: BatchableWrite, @unchecked Se
             return true
         }
     }
+
+    func committing(_ events: [LoggedEvent]) { store.sequencer.committing(events) }
+    func notCommitted(_ events: [LoggedEvent]) { store.sequencer.notCommitted(events) }
 
     func committed(on connection: PostgresConnection) {
         store.publish(events, on: connection)

@@ -160,7 +160,10 @@ public final class PostgresStore: TransactionalStore {
     /// publishes its events: a write, and the store's own maintenance writes.
     func commit<Value>(_ body: (any StoreTransaction) throws -> WriteOutcome<Value>, on connection: PostgresConnection) throws
         -> Value {
-        let outcome = try connection.transaction { try body(PostgresTransaction(connection: connection)) }
+        let sequencer = self.sequencer
+        let outcome = try connection.transaction("BEGIN", { try body(PostgresTransaction(connection: connection)) },
+                                                 committing: { sequencer.committing($0.events) },
+                                                 notCommitted: { sequencer.notCommitted($0.events) })
         publish(outcome.events, on: connection)
         return outcome.value
     }
@@ -179,14 +182,6 @@ public final class PostgresStore: TransactionalStore {
     /// that the feed has not had yet.
     private static func publish(_ event: LoggedEvent, _ sequencer: EventSequencer, on connection: PostgresConnection) throws {
         guard case .fetch(var after) = sequencer.committed(event) else { return }
-        // The ids before it are committed (a profile's commits are ordered by its row lock), and
-        // the pool thread that committed them is publishing them right now: give it a moment
-        // before reading them from the log (that read was one write in six under load).
-        for _ in 0..<10 {
-            usleep(50)
-            guard case .fetch(let newest) = sequencer.committed(event) else { return }
-            after = newest
-        }
         for _ in 0..<4 {
             let events = try connection.events(of: event.profile, after: after, upTo: event.id)
             if sequencer.deliver(events, of: event.profile, coveringAfter: after) { return }

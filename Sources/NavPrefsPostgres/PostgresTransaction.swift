@@ -29,7 +29,11 @@ extension PostgresConnection {
     /// rolls back what it had of the transaction, so the pool may run the job again on a new
     /// connection. This is what a pooled connection that the server closed while idle (a
     /// restart) looks like. A loss during `COMMIT` is not: the commit may have happened.
-    func transaction<T>(_ begin: String = "BEGIN", _ body: () throws -> T) throws -> T {
+    ///
+    /// `committing` runs just before `COMMIT` is sent, with what `body` returned, and
+    /// `notCommitted` if `COMMIT` then fails (see ``EventSequencer/committing(_:)``).
+    func transaction<T>(_ begin: String = "BEGIN", _ body: () throws -> T,
+                        committing: (T) -> Void = { _ in }, notCommitted: (T) -> Void = { _ in }) throws -> T {
         holdBack(begin)
         let result: T
         do {
@@ -42,7 +46,13 @@ extension PostgresConnection {
             abandonTransaction()
             throw error
         }
-        try execute("COMMIT")
+        committing(result)
+        do {
+            try execute("COMMIT")
+        } catch {
+            notCommitted(result)
+            throw error
+        }
         return result
     }
 

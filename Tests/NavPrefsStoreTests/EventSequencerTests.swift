@@ -33,6 +33,28 @@ struct EventSequencerTests {
         return (sequencer, published)
     }
 
+    @Test("an own write ahead of the feed takes the ids before it from transactions of this store whose COMMIT was sent, not from the log")
+    func committingTransactions() {
+        let (sequencer, published) = sequencer()
+        #expect(sequencer.committed(event(1)) == .done)
+        // Two transactions committing 2 and 3; the one with 4 commits and publishes first.
+        sequencer.committing([event(2)])
+        sequencer.committing([event(3)])
+        #expect(sequencer.committed(event(4)) == .done)
+        #expect(published.withLock { $0 } == [1, 2, 3, 4])
+        #expect(sequencer.committed(event(2)) == .done, "its own thread's publish comes late: a duplicate, dropped")
+        #expect(sequencer.committed(event(3)) == .done)
+        #expect(published.withLock { $0 } == [1, 2, 3, 4])
+        // A commit that failed is forgotten: what is missing then comes from the log.
+        sequencer.committing([event(5)])
+        sequencer.notCommitted([event(5)])
+        #expect(sequencer.committed(event(6)) == .fetch(after: 4))
+        // Only a complete run of ids is taken: 7 alone does not cover 6 and 7 before 8.
+        #expect(sequencer.deliver([event(5), event(6)], of: p, coveringAfter: 4))
+        sequencer.committing([event(8)])
+        #expect(sequencer.committed(event(9)) == .fetch(after: 6))
+    }
+
     @Test("an own write is published at once when nothing before it can be missing")
     func ownWrites() {
         let (sequencer, published) = sequencer()
