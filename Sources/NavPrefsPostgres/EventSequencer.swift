@@ -118,7 +118,20 @@ final class EventSequencer: Sendable {
     /// listener outage): then everything the log keeps is published, oldest first.
     func notified(_ profile: ProfileName, first: Int64, last: Int64) -> Int64? {
         state.withLock { state in
-            if let delivered = state.delivered[profile] { return last > delivered ? delivered : nil }
+            if let delivered = state.delivered[profile] {
+                guard last > delivered else { return nil }
+                // This store's own commits, notified before their threads ran again to publish
+                // them: they are committed (notifications are sent at commit), and here.
+                let missing = (delivered + 1)...last
+                if let pending = state.committing[profile], missing.allSatisfy({ pending[$0] != nil }) {
+                    feed.publish(missing.compactMap { pending[$0] })
+                    for id in missing { state.committing[profile]?[id] = nil }
+                    if state.committing[profile]?.isEmpty == true { state.committing[profile] = nil }
+                    state.delivered[profile] = last
+                    return nil
+                }
+                return delivered
+            }
             return state.watchers[profile, default: 0] > 0 ? 0 : first - 1
         }
     }

@@ -55,6 +55,17 @@ struct EventSequencerTests {
         #expect(sequencer.committed(event(9)) == .fetch(after: 6))
     }
 
+    @Test("a notification of this store's own commits, arriving before their threads publish, is served from memory")
+    func notifiedOwnCommits() {
+        let (sequencer, published) = sequencer()
+        #expect(sequencer.committed(event(1)) == .done)
+        sequencer.committing([event(2), event(3)])
+        #expect(sequencer.notified(p, first: 2, last: 3) == nil, "nothing to read from the log")
+        #expect(published.withLock { $0 } == [1, 2, 3])
+        #expect(sequencer.committed(event(3)) == .done, "the late publish is a duplicate")
+        #expect(sequencer.notified(p, first: 4, last: 4) == 3, "another instance's commit: read from the log")
+    }
+
     @Test("an own write is published at once when nothing before it can be missing")
     func ownWrites() {
         let (sequencer, published) = sequencer()
