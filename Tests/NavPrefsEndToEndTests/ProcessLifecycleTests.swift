@@ -44,18 +44,19 @@ struct ProcessLifecycleTests {
     func readinessDrain() async throws {
         let scratch = try Scratch()
         defer { scratch.remove() }
-        let (service, port) = try await ServiceProcess.start(database: scratch.path("drain.sqlite"), extra: ["--readiness-drain", "2"])
+        let (service, port) = try await ServiceProcess.start(database: scratch.path("drain.sqlite"), extra: ["--readiness-drain", "4"])
         #expect(try await TestHTTP.request(port: port, "GET", "/readyz").status == 200)
         let signalled = ContinuousClock.now
         service.send(SIGTERM)
         var readiness = 200
-        while readiness == 200, ContinuousClock.now - signalled < .seconds(1) {
+        // The signal is handled within moments; 3 s of the 4 s drain leave room for a loaded machine.
+        while readiness == 200, ContinuousClock.now - signalled < .seconds(3) {
             readiness = try await TestHTTP.request(port: port, "GET", "/readyz").status
         }
         #expect(readiness == 503)
         #expect(try await TestHTTP.request(port: port, "GET", "/healthz").status == 200, "the listener is still open")
         #expect(await service.waitForExit() == 0)
-        #expect(ContinuousClock.now - signalled >= .seconds(2), "the drain lasts what --readiness-drain says")
+        #expect(ContinuousClock.now - signalled >= .seconds(4), "the drain lasts what --readiness-drain says")
     }
 
     @Test("--help prints the options and exits 0")
