@@ -1,25 +1,55 @@
-/// One complete HTTP request as the server received it: the request line, the header
-/// fields, the query arguments and the whole body.
+/// One complete HTTP request as the server received it: its head (the request line, the header
+/// fields, the query arguments, see ``HTTPRequestHead``) and the whole body.
 ///
-/// A value, so that handlers can carry it across threads and tasks freely.
+/// A value, so that handlers can carry it across threads and tasks freely. The head is the one
+/// admission saw, kept as it is: its fields are forwarded here, not copied.
 public struct HTTPRequest: Sendable {
+    /// The request line and header fields, as admission saw them.
+    public var head: HTTPRequestHead
+    public var body: [UInt8]
+
     /// The method exactly as sent (`GET`, `POST`, or anything else a client invents).
-    public var method: String
+    public var method: String {
+        get { head.method }
+        set { head.method = newValue }
+    }
     /// The path without the query, percent-decoded by libmicrohttpd. A `%2F` becomes `/` here,
     /// so a router that allows `/` inside one segment must split ``rawPath`` instead.
-    public var path: String
+    public var path: String {
+        get { head.path }
+        set { head.path = newValue }
+    }
     /// The path without the query exactly as sent, still percent-encoded. Split it on `/` and
     /// decode each segment (``HTTPRequestHead/decodedSegments(ofRawPath:)``) to keep an encoded
     /// `/` inside its segment. A target containing `%00` never gets this far (400).
-    public var rawPath: String
+    public var rawPath: String {
+        get { head.rawPath }
+        set { head.rawPath = newValue }
+    }
     /// Query arguments in order; a key without `=` has a `nil` value.
-    public var query: [(name: String, value: String?)]
-    public var headers: HTTPHeaders
-    public var body: [UInt8]
+    public var query: [(name: String, value: String?)] {
+        get { head.query }
+        set { head.query = newValue }
+    }
+    public var headers: HTTPHeaders {
+        get { head.headers }
+        set { head.headers = newValue }
+    }
     /// The peer's address as text (`127.0.0.1`, `::1`), when known.
-    public var remoteAddress: String?
+    public var remoteAddress: String? {
+        get { head.remoteAddress }
+        set { head.remoteAddress = newValue }
+    }
     /// When the request line arrived, for latency measurement.
-    public var receivedAt: ContinuousClock.Instant
+    public var receivedAt: ContinuousClock.Instant {
+        get { head.receivedAt }
+        set { head.receivedAt = newValue }
+    }
+
+    public init(head: HTTPRequestHead, body: [UInt8] = []) {
+        self.head = head
+        self.body = body
+    }
 
     /// - Parameter rawPath: the path as sent; `nil` takes `path` (for requests built in tests).
     public init(
@@ -32,27 +62,13 @@ public struct HTTPRequest: Sendable {
         receivedAt: ContinuousClock.Instant = .now,
         rawPath: String? = nil
     ) {
-        self.method = method
-        self.path = path
-        self.rawPath = rawPath ?? path
-        self.query = query
-        self.headers = headers
-        self.body = body
-        self.remoteAddress = remoteAddress
-        self.receivedAt = receivedAt
-    }
-
-    /// The request as admission saw it, without the body.
-    public var head: HTTPRequestHead {
-        HTTPRequestHead(method: method, path: path, query: query, headers: headers,
-                        remoteAddress: remoteAddress, receivedAt: receivedAt, rawPath: rawPath)
+        self.init(head: HTTPRequestHead(method: method, path: path, query: query, headers: headers,
+                                        remoteAddress: remoteAddress, receivedAt: receivedAt, rawPath: rawPath),
+                  body: body)
     }
 
     /// The first value of the query argument `name`; `""` for a key given without a value.
-    public func queryValue(_ name: String) -> String? {
-        guard let item = query.first(where: { $0.name == name }) else { return nil }
-        return item.value ?? ""
-    }
+    public func queryValue(_ name: String) -> String? { head.queryValue(name) }
 }
 
 /// A request whose request line and header fields are in and whose body has not been read:

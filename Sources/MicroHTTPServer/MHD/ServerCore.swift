@@ -254,9 +254,7 @@ final class ServerCore: Sendable {
             return answer(context, with: rejectionResponse(rejection, context))
         }
         guard let head = context.head else { return .NO }
-        let request = HTTPRequest(
-            method: head.method, path: head.path, query: head.query, headers: head.headers, body: context.body,
-            remoteAddress: head.remoteAddress, receivedAt: head.receivedAt, rawPath: head.rawPath)
+        let request = HTTPRequest(head: head, body: context.body)
         context.body = []
         switch handler.handle(request) {
         case .immediate(let response):
