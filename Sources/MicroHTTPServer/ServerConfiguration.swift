@@ -70,6 +70,9 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// length would exceed it gets 503 with `Retry-After` before its body is read; a chunked body
     /// that crosses it is discarded and answered 503.
     public var maxBufferedBodyBytes: Int = 64 << 20
+    /// The libmicrohttpd workarounds in force: all of them, always, except in the tests that
+    /// show the library's own behaviour (`WorkaroundTests`).
+    var workarounds: MHDWorkarounds = .all
 
     public init(
         host: String = "127.0.0.1",

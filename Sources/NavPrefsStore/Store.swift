@@ -111,12 +111,21 @@ public protocol Store: TokenStore {
     /// (``StoreWrite``).
     func perform<Value: Sendable>(_ write: StoreWrite<Value>) async throws(StoreError) -> Value
 
+    /// ``perform(_:)`` without a task: `completion` is called on the thread that committed (or
+    /// refused) the write. The request path uses this form.
+    func perform<Value: Sendable>(_ write: StoreWrite<Value>, completion: @escaping StoreCompletion<Value>)
+
     /// Runs `write` under an idempotency key: in one transaction, claims the key, runs the write
     /// and records `answer` of its value, so a retry within ``StoreLimits/idempotencyWindow``
     /// gets the recorded answer and writes nothing, whichever instance it reaches. A refused
     /// write (a ``StoreError``) records nothing and is thrown as without a key.
     func perform<Value: Sendable>(_ write: StoreWrite<Value>, remembering request: IdempotentRequest,
                                   answer: @escaping @Sendable (Value) -> RecordedAnswer) async throws(StoreError) -> IdempotentOutcome
+
+    /// ``perform(_:remembering:answer:)`` without a task (see ``perform(_:completion:)``).
+    func perform<Value: Sendable>(_ write: StoreWrite<Value>, remembering request: IdempotentRequest,
+                                  answer: @escaping @Sendable (Value) -> RecordedAnswer,
+                                  completion: @escaping StoreCompletion<IdempotentOutcome>)
 
     // MARK: The whole profile
 

@@ -104,6 +104,12 @@ extension APIError {
             self.init(.serverBusy, "The server holds as many request bodies as it may; retry shortly.", headers: [("Retry-After", "1")])
         case .shuttingDown:
             self.init(.shuttingDown, "The server is shutting down; retry on another instance.", headers: [("Retry-After", "1")])
+        case .invalidHost:
+            self.init(.invalidHost, "A request carries exactly one Host field (HTTP/1.0 may carry none), naming a host and optionally a port; RFC 9112 §3.2.")
+        case .malformedChunkedBody:
+            self.init(.badFraming, "The chunked body is malformed (a chunk size that is not hexadecimal, or a missing line end); RFC 9112 §7.1.")
+        case .httpVersionNotSupported:
+            self.init(.httpVersionNotSupported, "This server speaks HTTP/1.0 and HTTP/1.1.")
         }
     }
 

@@ -47,6 +47,8 @@ public enum ProblemType: String, Sendable, CaseIterable {
     case foreignOrigin = "foreign-origin"
     case invalidIdempotencyKey = "invalid-idempotency-key"
     case idempotencyKeyReused = "idempotency-key-reused"
+    case invalidHost = "invalid-host"
+    case httpVersionNotSupported = "http-version-not-supported"
 
     /// The `type` member: a URN, stable and not meant to be dereferenced.
     public var uri: String { "urn:navprefs:problem:" + rawValue }
@@ -67,6 +69,8 @@ public enum ProblemType: String, Sendable, CaseIterable {
         case .unsupportedTransferCoding: 501
         case .serverBusy: 503
         case .hostNotAllowed: 421
+        case .invalidHost: 400
+        case .httpVersionNotSupported: 505
         case .foreignOrigin: 403
         case .invalidIdempotencyKey: 400
         case .idempotencyKeyReused: 422
@@ -127,6 +131,8 @@ public enum ProblemType: String, Sendable, CaseIterable {
         case .unsupportedTransferCoding: "Transfer coding not supported"
         case .serverBusy: "Server busy"
         case .hostNotAllowed: "Host not served here"
+        case .invalidHost: "Missing, repeated or malformed Host"
+        case .httpVersionNotSupported: "HTTP version not supported"
         case .foreignOrigin: "Request from a foreign web origin"
         case .invalidIdempotencyKey: "Invalid Idempotency-Key"
         case .idempotencyKeyReused: "Idempotency-Key used for another request"

@@ -21,22 +21,26 @@ enum IdempotentWrites {
     static func run<Value: Sendable>(_ request: APIRequest, profile: ProfileName, store: any Store, _ write: StoreWrite<Value>,
                                      answer: @escaping @Sendable (Value) -> HTTPResponse) throws(APIError) -> APIResult {
         guard let key = try key(of: request.http) else {
-            return .deferred { () async throws(StoreError) -> HTTPResponse in answer(try await store.perform(write)) }
+            return .pending { reply in store.perform(write) { reply($0.map(answer)) } }
         }
         let remembered = IdempotentRequest(profile: profile, key: key, fingerprint: fingerprint(of: request.http))
         let instance = request.http.path
-        return .deferred { () async throws(StoreError) -> HTTPResponse in
-            switch try await store.perform(write, remembering: remembered, answer: { recorded(answer($0)) }) {
-            case .performed(let answer):
-                return response(answer)
-            case .replayed(let answer):
-                var response = response(answer)
-                response.headers.add("Idempotent-Replayed", "true")
-                return response
-            case .keyReused:
-                return APIError(.idempotencyKeyReused,
-                                "This Idempotency-Key was used for another request (its method, path, conditions or body differ) while it is remembered; use a new key for a new request.")
-                    .response(instance: instance)
+        return .pending { reply in
+            store.perform(write, remembering: remembered, answer: { recorded(answer($0)) }) { outcome in
+                reply(outcome.map { outcome in
+                    switch outcome {
+                    case .performed(let answer):
+                        return response(answer)
+                    case .replayed(let answer):
+                        var response = response(answer)
+                        response.headers.add("Idempotent-Replayed", "true")
+                        return response
+                    case .keyReused:
+                        return APIError(.idempotencyKeyReused,
+                                        "This Idempotency-Key was used for another request (its method, path, conditions or body differ) while it is remembered; use a new key for a new request.")
+                            .response(instance: instance)
+                    }
+                })
             }
         }
     }

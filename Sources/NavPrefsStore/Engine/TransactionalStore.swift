@@ -7,26 +7,40 @@ public protocol TransactionalStore: Store {
     /// Bounds the algorithm enforces.
     var limits: StoreLimits { get }
 
-    /// Runs `body` on a connection of the store and returns its value. With `snapshot`, every
-    /// statement `body` runs sees the same committed state (one read transaction); a body of a
-    /// single statement does without. It may run twice when a connection is lost: reads are
-    /// safe to repeat.
-    func read<Value: Sendable>(snapshot: Bool, _ body: @escaping @Sendable (any StoreTransaction) throws -> Value)
-        async throws(StoreError) -> Value
+    /// Runs `body` on a connection of the store and calls `completion` with its value, on the
+    /// thread that ran it. With `snapshot`, every statement `body` runs sees the same committed
+    /// state (one read transaction); a body of a single statement does without. It may run
+    /// twice when a connection is lost: reads are safe to repeat.
+    func read<Value: Sendable>(snapshot: Bool, _ body: @escaping @Sendable (any StoreTransaction) throws -> Value,
+                               completion: @escaping StoreCompletion<Value>)
 
-    /// Runs `body` in a write transaction and returns the outcome's value once the transaction
-    /// has committed at the store's durability, after the outcome's events were published to
-    /// ``Store/feed`` in commit order. A ``StoreError`` thrown by `body` refuses the write:
-    /// nothing of it is kept and the error is answered; any other error is a storage failure.
+    /// Runs `body` in a write transaction and calls `completion` with the outcome's value once
+    /// the transaction has committed at the store's durability, after the outcome's events
+    /// were published to ``Store/feed`` in commit order; on the thread that committed (SQLite's
+    /// writer, a PostgreSQL pool thread), with no task in between. A ``StoreError`` thrown by
+    /// `body` refuses the write: nothing of it is kept and the error is answered; any other
+    /// error is a storage failure.
     ///
     /// - Parameter profile: the one profile `body` changes (it locks no other), or `nil` when
     ///   it may touch several or none. Writes that name their profile may share a transaction
     ///   with others (each in a savepoint of its own), run in the order of their profiles.
-    func write<Value: Sendable>(changing profile: ProfileName?, _ body: @escaping @Sendable (any StoreTransaction) throws -> WriteOutcome<Value>)
-        async throws(StoreError) -> Value
+    func write<Value: Sendable>(changing profile: ProfileName?, _ body: @escaping @Sendable (any StoreTransaction) throws -> WriteOutcome<Value>,
+                                completion: @escaping StoreCompletion<Value>)
 }
 
 extension TransactionalStore {
+    /// ``read(snapshot:_:completion:)``, awaited.
+    public func read<Value: Sendable>(snapshot: Bool, _ body: @escaping @Sendable (any StoreTransaction) throws -> Value)
+        async throws(StoreError) -> Value {
+        try await awaitCompletion { read(snapshot: snapshot, body, completion: $0) }
+    }
+
+    /// ``write(changing:_:completion:)``, awaited.
+    public func write<Value: Sendable>(changing profile: ProfileName?, _ body: @escaping @Sendable (any StoreTransaction) throws -> WriteOutcome<Value>)
+        async throws(StoreError) -> Value {
+        try await awaitCompletion { write(changing: profile, body, completion: $0) }
+    }
+
     /// A write that may touch any profile, in a transaction of its own.
     func write<Value: Sendable>(_ body: @escaping @Sendable (any StoreTransaction) throws -> WriteOutcome<Value>)
         async throws(StoreError) -> Value {

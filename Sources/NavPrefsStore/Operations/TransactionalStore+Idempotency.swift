@@ -12,10 +12,10 @@ import NavPrefsCore
 /// A key older than ``StoreLimits/idempotencyWindow`` counts as unused and is pruned.
 extension TransactionalStore {
     public func perform<Value: Sendable>(_ write: StoreWrite<Value>, remembering request: IdempotentRequest,
-                                         answer: @escaping @Sendable (Value) -> RecordedAnswer)
-        async throws(StoreError) -> IdempotentOutcome {
+                                         answer: @escaping @Sendable (Value) -> RecordedAnswer,
+                                         completion: @escaping StoreCompletion<IdempotentOutcome>) {
         let limits = self.limits
-        return try await self.write(changing: write.profile) { transaction in
+        self.write(changing: write.profile, { transaction in
             if let earlier = try IdempotencySteps.claim(request, window: limits.idempotencyWindow, in: transaction) {
                 return WriteOutcome(earlier)
             }
@@ -23,7 +23,13 @@ extension TransactionalStore {
             let recorded = answer(outcome.value)
             try IdempotencySteps.record(recorded, for: request, in: transaction)
             return WriteOutcome(.performed(recorded), events: outcome.events, counterView: outcome.counterView)
-        }
+        }, completion: completion)
+    }
+
+    public func perform<Value: Sendable>(_ write: StoreWrite<Value>, remembering request: IdempotentRequest,
+                                         answer: @escaping @Sendable (Value) -> RecordedAnswer)
+        async throws(StoreError) -> IdempotentOutcome {
+        try await awaitCompletion { perform(write, remembering: request, answer: answer, completion: $0) }
     }
 }
 
