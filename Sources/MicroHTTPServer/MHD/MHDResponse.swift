@@ -55,9 +55,8 @@ enum MHDResponse {
         return MHD_queue_response(connection, UInt32(clamping: status), response)
     }
 
-    /// The bytes of a complete response with `Connection: close`, for the one answer the server
-    /// writes to a socket itself (408 at the body deadline, where MHD 0.9.75 refuses to queue a
-    /// response: it only accepts one before or after the body). A streamed body is left out.
+    /// The bytes of a complete response with `Connection: close`, for the answers the server
+    /// writes to a socket itself (``RawAnswer``). A streamed body is left out.
     static func serialized(_ response: HTTPResponse) -> [UInt8] {
         let body: [UInt8]
         if case .bytes(let bytes) = response.body { body = bytes } else { body = [] }
@@ -74,13 +73,10 @@ enum MHDResponse {
         return Array(text.utf8) + body
     }
 
+    /// The reason phrase libmicrohttpd itself sends with `status`, so both kinds of answers agree.
     private static func reasonPhrase(_ status: Int) -> String {
-        switch status {
-        case 408: "Request Timeout"
-        case 400: "Bad Request"
-        case 503: "Service Unavailable"
-        default: "Error"
-        }
+        guard let phrase = MHD_get_reason_phrase_for(UInt32(clamping: status)) else { return "Unknown" }
+        return String(cString: phrase)
     }
 
     private static func addHeaders(_ headers: HTTPHeaders, close: Bool, to response: OpaquePointer) {

@@ -149,6 +149,14 @@ final class ServerCore: @unchecked Sendable {
             headers: headers, remoteAddress: peer?.remoteAddress, receivedAt: context.receivedAt,
             rawPath: context.rawPath)
         let refusal = transportRefusal(context, headers: headers, method: method, version: version)
+        if workarounds.contains(.keepRoomForAnswer),
+           let tight = PoolRoom.refusal(of: connection, headers: headers, configuration: configuration) {
+            // No room in the pool to queue any answer, a refusal found already included: it
+            // goes to the socket itself.
+            let rejection = refusal ?? tight
+            _ = context.phases.headersArrived(head, refusal: rejection)
+            return answerOnSocket(context, rejection)
+        }
         let step = context.phases.headersArrived(head, refusal: refusal)
         guard case .proceed = step else { return carryOut(step, context) }
         return carryOut(context.phases.admitted(handler.admit(head), reserve: { bodyBudget.reserve($0, for: context) }), context)
@@ -168,9 +176,6 @@ final class ServerCore: @unchecked Sendable {
             return .malformedHeaderSection
         }
         if workarounds.contains(.checkHostItself), let refusal = HostField.refusal(headers, httpVersion: String(cString: version)) {
-            return refusal
-        }
-        if let refusal = PoolRoom.refusal(of: connection, headers: headers, configuration: configuration) {
             return refusal
         }
         return nil
@@ -224,6 +229,18 @@ final class ServerCore: @unchecked Sendable {
         guard context.phases.announcesBody, case .receiving = context.phases.phase else { return }
         if case .length(0) = context.phases.framing { return }
         PeerInfo.of(context.connection.pointer)?.phase = .body(since: .now, context: context)
+    }
+
+    /// Writes the handler's answer to `rejection` to the socket itself and cuts the connection
+    /// (``RawAnswer``): where MHD could not queue it.
+    private func answerOnSocket(_ context: RequestContext, _ rejection: HTTPRejection) -> MHD_Result {
+        context.phases.answered()
+        context.cutOff = true
+        bodyBudget.release(context)
+        guard let peer = PeerInfo.of(context.connection.pointer) else { return .NO }
+        peer.phase = .busy
+        RawAnswer.send(handler.response(for: rejection, head: context.headForRefusal), on: peer.socket)
+        return .NO
     }
 
     /// Queues `response` on the connection (libmicrohttpd copies what it needs).

@@ -44,8 +44,13 @@ struct MHDWorkarounds: OptionSet, Sendable, Equatable {
     /// (``HostField``) and runs MHD without that option.
     static let checkHostItself = MHDWorkarounds(rawValue: 1 << 8)
 
+    /// MHD builds the head of its answer in the pool that holds the request; a request that
+    /// filled it gets no answer at all (the connection is closed). A head that leaves too little
+    /// room is refused with 431 before the handler, written to the socket (``PoolRoom``).
+    static let keepRoomForAnswer = MHDWorkarounds(rawValue: 1 << 9)
+
     static let all: MHDWorkarounds = [
         .answerOnLastCall, .wakeOnResume, .headOfStreamUnframed, .cutStalledStreams, .refuseEscapedNUL,
-        .dropRefusedArguments, .checkHeaderSectionShape, .answerLibraryRefusals, .checkHostItself,
+        .dropRefusedArguments, .checkHeaderSectionShape, .answerLibraryRefusals, .checkHostItself, .keepRoomForAnswer,
     ]
 }
