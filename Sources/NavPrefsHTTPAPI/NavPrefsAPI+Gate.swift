@@ -18,6 +18,11 @@ extension NavPrefsAPI {
     private static let hostExempt: Set<String> = ["/healthz", "/readyz"]
 
     func gate(_ head: HTTPRequestHead) -> Gate {
+        // RFC 6454 §7.3: at most one Origin; with two, which one a check reads decides the answer.
+        if head.headers.values(for: "Origin").count > 1 {
+            let error = APIError(.invalidOrigin, "A request carries at most one Origin field (RFC 6454 §7.3).")
+            return .refuse(error.response(instance: head.path), route: "-")
+        }
         if !Self.hostExempt.contains(head.path), !policy.admits(host: head.headers["Host"]) {
             let host = String((head.headers["Host"] ?? "").prefix(80))
             let error = APIError(.hostNotAllowed, "This service does not answer to the host '\(host)'; its operator lists the names it answers to (--allowed-hosts).")
@@ -45,10 +50,23 @@ extension NavPrefsAPI {
             return .refuse(error.response(instance: head.path), route: template)
         case .found(let route, let parameters):
             if let refusal = foreignOriginRefusal(head) { return .refuse(refusal, route: route.template) }
+            if let refusal = queryOnWriteRefusal(head) { return .refuse(refusal, route: route.template) }
             return .pass(route, parameters: parameters, authenticator.decide(method: head.method, template: route.template,
                                                                             parameters: route.parameterNames, values: parameters,
                                                                             head: head))
         }
+    }
+
+    /// A write with query arguments: no write takes any, so `increment?by=1000` must not quietly
+    /// add 1. Reads ignore arguments they do not know (as documented in openapi.yaml).
+    private func queryOnWriteRefusal(_ head: HTTPRequestHead) -> HTTPResponse? {
+        switch head.method {
+        case "GET", "HEAD", "OPTIONS": return nil
+        default: break
+        }
+        guard let first = head.query.first else { return nil }
+        let error = APIError(.invalidQuery, "\(head.method.prefix(20)) here takes no query arguments (found '\(first.name.prefix(40))'); send what the write needs in its body.")
+        return error.response(instance: head.path)
     }
 
     /// A write from a web page of another origin, refused unless that origin is trusted: listed

@@ -37,10 +37,10 @@ struct CommandFailure: Error, CustomStringConvertible {
 
 enum CommandOutput {
     /// Writes `navprefs COMMAND: message` on standard error, on one line (libpq's messages
-    /// come on several).
+    /// come on several), its control characters escaped: messages quote files and databases.
     static func say(_ command: String, _ message: String) {
         let line = message.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
-        FileHandle.standardError.write(Data("navprefs \(command): \(line)\n".utf8))
+        FileHandle.standardError.write(Data("navprefs \(command): \(TerminalText.escaped(line))\n".utf8))
     }
 
     /// Reports `failure` on standard error and answers its status.

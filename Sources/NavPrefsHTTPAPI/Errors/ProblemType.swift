@@ -48,6 +48,7 @@ public enum ProblemType: String, Sendable, CaseIterable {
     case invalidIdempotencyKey = "invalid-idempotency-key"
     case idempotencyKeyReused = "idempotency-key-reused"
     case invalidHost = "invalid-host"
+    case invalidOrigin = "invalid-origin"
     case httpVersionNotSupported = "http-version-not-supported"
 
     /// The `type` member: a URN, stable and not meant to be dereferenced.
@@ -69,7 +70,7 @@ public enum ProblemType: String, Sendable, CaseIterable {
         case .unsupportedTransferCoding: 501
         case .serverBusy: 503
         case .hostNotAllowed: 421
-        case .invalidHost: 400
+        case .invalidHost, .invalidOrigin: 400
         case .httpVersionNotSupported: 505
         case .foreignOrigin: 403
         case .invalidIdempotencyKey: 400
@@ -132,6 +133,7 @@ public enum ProblemType: String, Sendable, CaseIterable {
         case .serverBusy: "Server busy"
         case .hostNotAllowed: "Host not served here"
         case .invalidHost: "Missing, repeated or malformed Host"
+        case .invalidOrigin: "More than one Origin"
         case .httpVersionNotSupported: "HTTP version not supported"
         case .foreignOrigin: "Request from a foreign web origin"
         case .invalidIdempotencyKey: "Invalid Idempotency-Key"

@@ -12,7 +12,7 @@ import NavPrefsStore
 /// (``Store/perform(_:remembering:answer:)``): a retry within the window gets that answer again
 /// (status, body, `ETag`, `Location`) with `Idempotent-Replayed: true`, and changes nothing,
 /// on whichever instance it lands. The key is kept per profile; a retry is "the same request"
-/// when its method, path, `If-Match`, `If-None-Match` and body are.
+/// when its method, path, query, `If-Match`, `If-None-Match` and body are.
 enum IdempotentWrites {
     static let header = "Idempotency-Key"
 
@@ -58,9 +58,11 @@ enum IdempotentWrites {
         return String(key)
     }
 
-    /// What makes a retry the same request, as a SHA-256 digest.
+    /// What makes a retry the same request, as a SHA-256 digest: method, path, query (as
+    /// parsed, in order), conditions and body.
     static func fingerprint(of request: HTTPRequest) -> String {
         var text = request.method + "\n" + request.rawPath + "\n"
+        text += request.query.map { $0.name + ($0.value.map { "=" + $0 } ?? "") }.joined(separator: "&") + "\n"
         text += (request.headers["If-Match"] ?? "") + "\n" + (request.headers["If-None-Match"] ?? "") + "\n"
         text += String(decoding: request.body, as: UTF8.self)
         return Crypto.sha256Hex(text)
