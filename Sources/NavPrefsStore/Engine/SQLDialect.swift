@@ -164,6 +164,13 @@ extension StoreStatement {
                 (SELECT profile, key FROM idempotency_keys WHERE created_at < \(dialect.now) - $1 ORDER BY created_at LIMIT $2)
             RETURNING 1
             """
+        case .trimIdempotencyKeys:
+            // Run after each claim, so at most one key is beyond the cap; 16 is slack for a
+            // cap lowered between two runs.
+            """
+            DELETE FROM idempotency_keys WHERE profile = $1 AND key IN
+                (SELECT key FROM idempotency_keys WHERE profile = $1 ORDER BY created_at DESC, key DESC LIMIT 16 OFFSET $2)
+            """
         case .idleSessions:
             "SELECT profile, id FROM sessions WHERE updated_at < \(dialect.now) - $1 ORDER BY updated_at LIMIT $2"
         case .idleSessionForUpdate:

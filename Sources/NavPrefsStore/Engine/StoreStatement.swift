@@ -112,6 +112,8 @@ public enum StoreStatement: Sendable, Hashable, CaseIterable {
     case recordIdempotentAnswer
     /// (window in ms, limit) → one row per key deleted, at most `limit`, older than the window.
     case pruneIdempotencyKeys
+    /// (profile, keep): deletes the profile's keys beyond its `keep` newest (a few per call).
+    case trimIdempotencyKeys
 
     // MARK: Session expiry
 

@@ -86,6 +86,13 @@ public struct StoreLimits: Sendable, Equatable {
     public var keptTombstones: Int
     /// How long an `Idempotency-Key` is remembered: a retry within it gets the first answer.
     public var idempotencyWindow: Duration
+    /// Keys remembered per profile at most; beyond it the oldest is forgotten first (a retry
+    /// with it then runs as a new request). With ``maxRecordedAnswerBytes`` this bounds what
+    /// keyed writes can add to a profile's storage, whatever the client sends.
+    public var maxIdempotencyKeysPerProfile = 256
+    /// The largest answer body recorded whole under a key; a larger one (a `PATCH` answer holds
+    /// every value of the profile) is recorded as its summary (``RecordedAnswer/bounded(maxBodyBytes:)``).
+    public var maxRecordedAnswerBytes = 2_048
     /// How long a navigation session may go unchanged before the store's pruning deletes it
     /// (logging a `navigation` event, `expire`).
     public var sessionIdleExpiry: Duration

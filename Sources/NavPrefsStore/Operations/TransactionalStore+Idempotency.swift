@@ -21,7 +21,9 @@ extension TransactionalStore {
             }
             let outcome = try write.steps(transaction, limits)
             let recorded = answer(outcome.value)
-            try IdempotencySteps.record(recorded, for: request, in: transaction)
+            try IdempotencySteps.record(recorded.bounded(maxBodyBytes: limits.maxRecordedAnswerBytes), for: request, in: transaction)
+            try transaction.run(.trimIdempotencyKeys, .text(request.profile.rawValue), .integer(Int64(limits.maxIdempotencyKeysPerProfile)))
+            // The client that sent the write gets the whole answer; only a replay gets the summary.
             return WriteOutcome(.performed(recorded), events: outcome.events, counterView: outcome.counterView)
         }, completion: completion)
     }
