@@ -21,6 +21,8 @@ public final class NavPrefsAPI: HTTPHandler {
         public var policy: RequestPolicy
         /// Mixed into the stream-token key (`--stream-secret-file`), when the operator gave one.
         public var streamSecret: String?
+        /// The profile quota the store enforces, shown in `/metrics`.
+        public var profileQuotaBytes = 0
 
         public init(cors: CORSPolicy = .none, sseHeartbeat: Duration = .seconds(15), sseRetry: Duration = .seconds(2),
                     maxSubscribers: Int = 10_000, maxSubscribersPerAddress: Int = 256, alwaysRequireTokens: Bool = false,
@@ -61,7 +63,8 @@ public final class NavPrefsAPI: HTTPHandler {
         let authenticator = Authenticator(store: store, alwaysRequired: options.alwaysRequireTokens, streamSecret: options.streamSecret)
         self.authenticator = authenticator
         router = Router(HealthRoutes(store: store, readiness: readiness).routes
-            + MetricsRoutes(requests: requestMetrics, storeErrors: storeErrors, hub: hub).routes
+            + MetricsRoutes(requests: requestMetrics, storeErrors: storeErrors, hub: hub, store: store,
+                            profileQuotaBytes: options.profileQuotaBytes).routes
             + CounterRoutes(store: store, cache: counterCache).routes
             + PreferenceRoutes(store: store, limits: limits).routes
             + DefaultsRoutes(store: store, limits: limits).routes

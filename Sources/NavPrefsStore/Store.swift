@@ -140,6 +140,9 @@ public protocol Store: TokenStore {
     /// `nil`), in the byte order of their names on every database, and where the next page starts.
     func profiles(after: ProfileName?, limit: Int) async throws(StoreError) -> ProfilePage
 
+    /// The `limit` profiles holding the most bytes against their quota, largest first.
+    func largestProfiles(limit: Int) async throws(StoreError) -> [(profile: ProfileName, bytes: Int)]
+
     // MARK: The event log
 
     /// Where committed events go, in commit order, before their write is acknowledged: the

@@ -16,6 +16,9 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
     case sessionNotFound(SessionID)
     /// The profile already has as many sessions as allowed.
     case tooManySessions(limit: Int)
+    /// The write would make the profile hold more than its quota (``StoreLimits/profileQuotaBytes``);
+    /// `usage` is what it would have held. Nothing changed.
+    case quotaExceeded(quota: Int, usage: Int)
     /// The navigation rules refuse the change (UIKit's exceptions, limits); nothing changed.
     case navigation(NavigationError)
     /// The storage cannot serve now (locked, full, unreachable); retrying later may work.
@@ -36,6 +39,7 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
         case .tooManyPreferences(let limit): "the profile already stores \(limit) keys"
         case .sessionNotFound(let id): "no session '\(id)'"
         case .tooManySessions(let limit): "the profile already has \(limit) sessions"
+        case .quotaExceeded(let quota, let usage): "the write would make the profile hold \(usage) bytes, over its quota of \(quota)"
         case .navigation(let error): error.description
         case .unavailable(let reason): "storage unavailable: \(reason)"
         case .corrupted(let reason): "storage corrupted: \(reason)"

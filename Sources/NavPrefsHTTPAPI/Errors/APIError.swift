@@ -55,6 +55,9 @@ extension APIError {
                       extensions: ["limit": .integer(Int64(limit))])
         case .sessionNotFound(let id):
             self.init(.sessionNotFound, "This profile has no navigation session '\(id)'.")
+        case .quotaExceeded(let quota, let usage):
+            self.init(.quotaExceeded, "This write would make the profile hold \(usage) bytes, over its quota of \(quota) bytes (--profile-quota-bytes); remove values or sessions first.",
+                      extensions: ["quota": .integer(Int64(quota)), "usage": .integer(Int64(usage))])
         case .tooManySessions(let limit):
             self.init(.tooManySessions, "The profile already has \(limit) navigation sessions; delete some first.",
                       extensions: ["limit": .integer(Int64(limit))])

@@ -49,6 +49,7 @@ public enum ProblemType: String, Sendable, CaseIterable {
     case idempotencyKeyReused = "idempotency-key-reused"
     case invalidHost = "invalid-host"
     case invalidOrigin = "invalid-origin"
+    case quotaExceeded = "quota-exceeded"
     case httpVersionNotSupported = "http-version-not-supported"
 
     /// The `type` member: a URN, stable and not meant to be dereferenced.
@@ -71,6 +72,7 @@ public enum ProblemType: String, Sendable, CaseIterable {
         case .serverBusy: 503
         case .hostNotAllowed: 421
         case .invalidHost, .invalidOrigin: 400
+        case .quotaExceeded: 409
         case .httpVersionNotSupported: 505
         case .foreignOrigin: 403
         case .invalidIdempotencyKey: 400
@@ -134,6 +136,7 @@ public enum ProblemType: String, Sendable, CaseIterable {
         case .hostNotAllowed: "Host not served here"
         case .invalidHost: "Missing, repeated or malformed Host"
         case .invalidOrigin: "More than one Origin"
+        case .quotaExceeded: "Profile storage quota exceeded"
         case .httpVersionNotSupported: "HTTP version not supported"
         case .foreignOrigin: "Request from a foreign web origin"
         case .invalidIdempotencyKey: "Invalid Idempotency-Key"

@@ -115,6 +115,13 @@ public enum StoreStatement: Sendable, Hashable, CaseIterable {
     /// (profile, keep): deletes the profile's keys beyond its `keep` newest (a few per call).
     case trimIdempotencyKeys
 
+    // MARK: Quotas
+
+    /// (profile) → one row: the bytes the profile holds (``QuotaSteps``).
+    case profileUsage
+    /// () → per profile holding anything: name, bytes; largest first.
+    case profileUsages
+
     // MARK: Session expiry
 
     /// (idle in ms, limit) → profile, id of the sessions unchanged for longer than `idle`,

@@ -93,6 +93,11 @@ public struct StoreLimits: Sendable, Equatable {
     /// The largest answer body recorded whole under a key; a larger one (a `PATCH` answer holds
     /// every value of the profile) is recorded as its summary (``RecordedAnswer/bounded(maxBodyBytes:)``).
     public var maxRecordedAnswerBytes = 2_048
+    /// Bytes one profile may hold (``QuotaSteps/usage(of:in:)``: its values, registered defaults,
+    /// sessions and idempotency records; not its event log, which retention bounds); a write
+    /// that would exceed it is refused (``StoreError/quotaExceeded(quota:usage:)``) and changes
+    /// nothing. 0: no quota.
+    public var profileQuotaBytes = 32 << 20
     /// How long a navigation session may go unchanged before the store's pruning deletes it
     /// (logging a `navigation` event, `expire`).
     public var sessionIdleExpiry: Duration

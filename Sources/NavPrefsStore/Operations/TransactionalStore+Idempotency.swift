@@ -23,6 +23,10 @@ extension TransactionalStore {
             let recorded = answer(outcome.value)
             try IdempotencySteps.record(recorded.bounded(maxBodyBytes: limits.maxRecordedAnswerBytes), for: request, in: transaction)
             try transaction.run(.trimIdempotencyKeys, .text(request.profile.rawValue), .integer(Int64(limits.maxIdempotencyKeysPerProfile)))
+            // Records count in the profile's storage. A write of fixed size (a keyed increment)
+            // skips the check: its record is bounded (maxRecordedAnswerBytes, and the oldest of
+            // maxIdempotencyKeysPerProfile goes), and the next growing write counts it.
+            if write.growsStorage { try QuotaSteps.check(request.profile, limits: limits, in: transaction) }
             // The client that sent the write gets the whole answer; only a replay gets the summary.
             return WriteOutcome(.performed(recorded), events: outcome.events, counterView: outcome.counterView)
         }, completion: completion)

@@ -2,7 +2,11 @@
 extension TransactionalStore {
     public func perform<Value: Sendable>(_ write: StoreWrite<Value>, completion: @escaping StoreCompletion<Value>) {
         let limits = self.limits
-        self.write(changing: write.profile, { transaction in try write.steps(transaction, limits) }, completion: completion)
+        self.write(changing: write.profile, { transaction in
+            let outcome = try write.steps(transaction, limits)
+            if write.growsStorage { try QuotaSteps.check(write.profile, limits: limits, in: transaction) }
+            return outcome
+        }, completion: completion)
     }
 
     public func perform<Value: Sendable>(_ write: StoreWrite<Value>) async throws(StoreError) -> Value {

@@ -59,7 +59,7 @@ extension StoreWrite where Value == PreferenceChange {
     /// ``Store/removePreference(_:of:if:)`` as a value.
     public static func removePreference(_ key: PreferenceKey, of profile: ProfileName, if precondition: WritePrecondition?)
         -> StoreWrite {
-        StoreWrite(of: profile) { transaction, limits in
+        StoreWrite(of: profile, growsStorage: false) { transaction, limits in
             let kept = limits.keptTombstones
             // Removing what is not stored changes nothing and takes no event id (removeObject(forKey:)).
             let seen = try Steps.readSlot(key, of: profile, in: transaction) ?? Steps.emptySlot(key)
