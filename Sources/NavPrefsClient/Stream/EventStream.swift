@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
 
 /// How the library's event stream connects, notices a dead connection and reconnects.
 public struct StreamOptions: Sendable {
@@ -78,14 +75,14 @@ final class EventStream: Sendable {
 
     private func connectOnce(from lastEventID: Int64?, retry: inout Duration,
                              deliver: @escaping @Sendable (StreamSignal) async -> Void) async -> (accepted: Bool, reason: String) {
-        let request: URLRequest
+        let request: WireRequest
         do {
             request = try streamRequest(from: lastEventID)
         } catch {
             return (false, error.description)
         }
-        let connection = StreamConnection()
-        connection.start(request, configuration: http.session.configuration)
+        let connection = StreamConnection(http: http)
+        connection.start(request)
         defer { connection.cancel() }
         let activity = Locked(ContinuousClock.now)
         let silent = Locked(false)
@@ -148,14 +145,12 @@ final class EventStream: Sendable {
         return (accepted, "stopped")
     }
 
-    private func streamRequest(from lastEventID: Int64?) throws(NavPrefsError) -> URLRequest {
-        var request = URLRequest(url: try http.url("/v1/profiles/\(HTTPClient.segment(profile))/events"))
-        request.setValue("text/event-stream", forHTTPHeaderField: "Accept")
-        request.setValue("no-cache", forHTTPHeaderField: "Cache-Control")
-        if let token = http.token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
-        if let lastEventID { request.setValue(String(lastEventID), forHTTPHeaderField: "Last-Event-ID") }
-        // URLSession's own idle timeout only backs up the watchdog above.
-        request.timeoutInterval = Double(options.deadConnectionTimeout.components.seconds) * 2 + 30
+    private func streamRequest(from lastEventID: Int64?) throws(NavPrefsError) -> WireRequest {
+        var headers = [("Cache-Control", "no-cache")]
+        if let lastEventID { headers.append(("Last-Event-ID", String(lastEventID))) }
+        var request = try http.request("GET", "/v1/profiles/\(HTTPClient.segment(profile))/events", headers: headers, accept: "text/event-stream")
+        // The transport's own idle timeout only backs up the watchdog above.
+        request.timeout = options.deadConnectionTimeout * 2 + .seconds(30)
         return request
     }
 }
