@@ -58,7 +58,7 @@ enum Commands {
         do {
             let profile = try client.profile(name, options: ProfileOptions(notificationDelivery: .immediately))
             try await profile.reload()
-            let version = try await profile.preferences.set(value, forKey: key)
+            let version = try await profile.preferences.onServer.set(value, forKey: key)
             print(JSON.object([.init("key", .string(key)), .init("value", profile.preferences.value(forKey: key) ?? value),
                                .init("version", .integer(version))]).jsonText)
             return 0

@@ -45,27 +45,32 @@ final class PreferenceMirror: Sendable {
     /// persists the state; all under the lock, so readers never see half of it.
     @discardableResult
     func update(_ body: (inout MirrorState) -> MirrorChange) -> MirrorChange {
-        state.withLock { state in
-            let before = state
-            let change = body(&state)
-            guard state != before else { return change }
-            for key in change.keys {
-                if let value = state.value(forKey: key) {
-                    values.object.set(value.propertyListValue, forKey: key)
-                } else {
-                    values.object.removeObject(forKey: key)
-                }
+        state.withLock { state in apply(body, to: &state) }
+    }
+
+    /// `update`'s work, with the lock held.
+    private func apply(_ body: (inout MirrorState) -> MirrorChange, to state: inout MirrorState) -> MirrorChange {
+        let before = state
+        let change = body(&state)
+        guard state != before else { return change }
+        for key in change.keys {
+            if let value = state.value(forKey: key) {
+                values.object.set(value.propertyListValue, forKey: key)
+            } else {
+                values.object.removeObject(forKey: key)
             }
-            persist(state)
-            return change
         }
+        persist(state)
+        return change
     }
 
     /// Replaces the whole state (a reload from the server); reports every key whose value or
     /// version differs.
     @discardableResult
     func replace(with new: MirrorState) -> MirrorChange {
-        state.withLock { state in
+        var new = new
+        return state.withLock { state in
+            new.pending = state.pending
             var change = MirrorChange()
             change.reloaded = true
             let keys = Set(state.keys.keys).union(new.keys.keys).union(state.registered.map(\.name)).union(new.registered.map(\.name))
@@ -78,6 +83,57 @@ final class PreferenceMirror: Sendable {
             persist(new)
             return change
         }
+    }
+
+    /// Shows queued writes on top of the server's state (the outbox, read at launch).
+    func install(pending: [(id: String, effect: WriteEffect)]) {
+        state.withLock { state in
+            state.pending = pending
+            rebuild(state)
+        }
+    }
+
+    /// Shows one more queued write, at once: the values suite changes, nothing is persisted
+    /// (the outbox already holds the write). Reports the keys whose value changed.
+    func enqueue(_ effect: WriteEffect, id: String) -> MirrorChange {
+        state.withLock { state in
+            let keys = effect.keys(registered: [])
+            let before = keys.map { state.value(forKey: $0) }
+            state.pending.append((id, effect))
+            return write(keys: keys, before: before, of: state)
+        }
+    }
+
+    /// Applies the server's answer to a queued write (`answer`, as `update` does) and drops the
+    /// write's effect, in one step, so that readers never see it counted twice or not at all.
+    /// `answer` nil: the write was refused; its effect is dropped alone.
+    @discardableResult
+    func settle(id: String, answer: ((inout MirrorState) -> MirrorChange)?) -> MirrorChange {
+        state.withLock { state in
+            guard let index = state.pending.firstIndex(where: { $0.id == id }) else {
+                guard let answer else { return MirrorChange() }
+                return apply(answer, to: &state)
+            }
+            let keys = state.pending[index].effect.keys(registered: [])
+            let before = keys.map { state.value(forKey: $0) }
+            state.pending.remove(at: index)
+            var change = answer.map { apply($0, to: &state) } ?? MirrorChange()
+            change.formUnion(write(keys: keys, before: before, of: state))
+            return change
+        }
+    }
+
+    /// Writes `keys` whose value differs from `before` to the values suite; reports them.
+    private func write(keys: [String], before: [JSON?], of state: MirrorState) -> MirrorChange {
+        var change = MirrorChange()
+        for (key, old) in zip(keys, before) {
+            let value = state.value(forKey: key)
+            guard value != old, !change.keys.contains(key) else { continue }
+            change.keys.append(key)
+            if MirrorState.fontKeys.contains(key) { change.refreshed = true }
+            if let value { values.object.set(value.propertyListValue, forKey: key) } else { values.object.removeObject(forKey: key) }
+        }
+        return change
     }
 
     /// Deletes both suites (the app signs out, a test ends).
