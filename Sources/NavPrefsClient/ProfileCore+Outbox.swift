@@ -19,8 +19,10 @@ extension ProfileCore {
     }
 
     /// Sends the outbox's writes in order while started: each until the server answers it, the
-    /// first retry within a quarter of a second, then backing off to 5 s, and at once when the
-    /// stream connects again or a write is queued.
+    /// first retry after a tenth of a second, then backing off to at most half a second (an attempt
+    /// against a server that is down costs a refused connection; a server that is back gets the
+    /// queued writes within a second; only while writes are queued), and at once when the stream connects again or a write is
+    /// queued.
     func drain() async {
         var failures = 0
         while !Task.isCancelled {
@@ -36,7 +38,7 @@ extension ProfileCore {
                 failures = 0
             } else {
                 failures += 1
-                await outbox.wakeup.sleep(for: .milliseconds(min(250 << min(failures - 1, 5), 5000)) * Double.random(in: 0.8...1.2))
+                await outbox.wakeup.sleep(for: .milliseconds(min(100 << min(failures - 1, 5), 500)) * Double.random(in: 0.8...1.0))
             }
         }
     }

@@ -20,6 +20,8 @@ final class ProfileCore: Sendable {
     /// The tasks that load the state and follow the stream, and drain the outbox, while started.
     private let runner = Locked<[Task<Void, Never>]>([])
     private let status = Locked(Status())
+    /// Whether an update of the observable status is queued on the main actor.
+    private let publishing = Locked(false)
     private let eventObservers = Locked<[UUID: AsyncStream<ProfileEvent>.Continuation]>([:])
     private let sessions = Locked<[String: [WeakSession]]>([:])
 
@@ -79,10 +81,12 @@ final class ProfileCore: Sendable {
     }
 
     /// Has the observable status take the library's current one (the latest, whenever the main
-    /// actor gets to it).
+    /// actor gets to it): one update queued at a time, however many changes come meanwhile.
     func publishStatus() {
+        guard publishing.withLock({ queued in defer { queued = true }; return !queued }) else { return }
         let observable = observable
         Task { @MainActor [self] in
+            publishing.withLock { $0 = false }
             let snapshot = status.withLock { ProfileStatus.Snapshot(connection: $0.connection, lastError: $0.lastError, pendingWrites: 0) }
             observable.update(ProfileStatus.Snapshot(connection: snapshot.connection, lastError: snapshot.lastError,
                                                      pendingWrites: outbox.count))
@@ -200,7 +204,7 @@ final class ProfileCore: Sendable {
     private func describe(_ change: MirrorChange) -> ([PreferenceChange], FontSnapshot) {
         mirror.read { state, values in
             (change.keys.map { PreferenceChange(key: $0, value: state.value(forKey: $0), version: state.version(ofKey: $0)) },
-             FontSnapshot(state, values))
+             change.refreshed ? FontSnapshot(state, values) : FontSnapshot(slider: 0, size: 0))
         }
     }
 
@@ -267,6 +271,11 @@ struct FontSnapshot {
     let slider: Double
     let size: Double
     var effective: Double { size > 0 ? size : 17 }
+
+    init(slider: Double, size: Double) {
+        self.slider = slider
+        self.size = size
+    }
 
     /// What `float(forKey:)` of each font key answers (0 for a key the profile has no value for).
     init(_ state: MirrorState, _ values: UserDefaults) {

@@ -87,6 +87,24 @@ enum Commands {
         return 0
     }
 
+    /// Queues `count` increments at once (each in the outbox before the next), then sends them
+    /// and whatever an earlier run left queued, and prints the counter once nothing is queued.
+    /// Killed half-way, the next run sends the rest, each increment applied exactly once.
+    static func increment(_ client: NavPrefsClient, profile name: String, count: Int) async -> Int32 {
+        do {
+            let profile = try client.profile(name, options: ProfileOptions(notificationDelivery: .immediately))
+            for _ in 0..<count { profile.counter.increment() }
+            note("queued \(count); \(profile.pendingWrites) to send")
+            profile.start()
+            while profile.pendingWrites > 0 { try? await Task.sleep(for: .milliseconds(10)) }
+            await profile.stop()
+            print(profile.counter.stringValue)
+            return 0
+        } catch {
+            return report(error)
+        }
+    }
+
     private static func report(_ error: NavPrefsError) -> Int32 {
         note(error.description)
         if case .transport = error { return 3 }

@@ -24,7 +24,7 @@ struct HTTPAnswer: Sendable {
 /// The requests of the library: JSON in, JSON out, problem+json turned into ``NavPrefsError``.
 ///
 /// On Apple platforms through `URLSession`. On Linux through the library's own HTTP/1.1 reader
-/// (`SocketExchange`, with OpenSSL for https), one connection per request: under
+/// (`SocketExchange`, with OpenSSL for https, connections kept alive in a `ConnectionPool`): under
 /// swift-corelibs-foundation, libcurl sends a request again by itself when a kept-alive
 /// connection dies before the answer comes (a write was seen to go out again without its body
 /// and stall for 60 s), retries a refused connection for seconds before failing, and keeps an
@@ -44,6 +44,8 @@ final class HTTPClient: Sendable {
     #if os(Linux)
         /// OpenSSL's configuration, made at the first https connection.
         private let tls = Locked<TLSContext?>(nil)
+        /// Connections kept open between requests.
+        private let pool = ConnectionPool()
     #endif
 
     init(server: URL, token: String?, configuration: URLSessionConfiguration) {
@@ -114,7 +116,7 @@ final class HTTPClient: Sendable {
     /// One request and its answer, whatever its status.
     private func exchange(_ wire: WireRequest) async throws(NavPrefsError) -> HTTPAnswer {
         #if os(Linux)
-            return try await SocketExchange.send(wire, tls: { [self] () throws(NavPrefsError) in try tlsContext() })
+            return try await SocketExchange.send(wire, pool: pool, tls: { [self] () throws(NavPrefsError) in try tlsContext() })
         #else
             let data: Data, response: URLResponse
             do {

@@ -46,7 +46,9 @@ struct MirrorState: Sendable, Equatable {
     /// What `object(forKey:)` answers: the server's value with the queued writes on top.
     func value(forKey key: String) -> JSON? {
         var value = serverValue(forKey: key)
-        for (_, effect) in pending { value = effect.apply(to: value, key: key, registered: registeredValue(forKey: key)) }
+        guard !pending.isEmpty else { return value }
+        let registered = registeredValue(forKey: key)
+        for (_, effect) in pending { value = effect.apply(to: value, key: key, registered: registered) }
         return value
     }
 

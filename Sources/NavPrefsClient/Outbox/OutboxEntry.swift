@@ -55,7 +55,7 @@ struct OutboxEntry: Sendable {
         else { return nil }
         self.init(id: id, method: method, path: path, contentType: contentType,
                   conditions: conditions.compactMap { pair in pair[0]?.stringValue.flatMap { name in pair[1]?.stringValue.map { (name, $0) } } },
-                  body: json["body"].flatMap { $0 == .null ? nil : $0 }, effect: effect,
+                  body: json["body"].flatMap { body -> JSON? in body == .null ? JSON?.none : body }, effect: effect,
                   policy: policy == "basedOnWhatISaw" ? .basedOnWhatISaw : .lastWriterWins)
     }
 }

@@ -30,7 +30,10 @@ final class OutboxFile: Sendable {
             if let config = ProcessInfo.processInfo.environment["XDG_CONFIG_HOME"], config.hasPrefix("/") {
                 return URL(fileURLWithPath: config)
             }
-            return FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".config")
+            // `$HOME` first, as every XDG program reads it (Foundation's home directory is the
+            // password database's, which a test or a sandbox cannot move).
+            let home = ProcessInfo.processInfo.environment["HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? NSHomeDirectory()
+            return URL(fileURLWithPath: home).appendingPathComponent(".config")
         #else
             let support = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
                 ?? FileManager.default.temporaryDirectory

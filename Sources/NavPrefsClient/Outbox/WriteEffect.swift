@@ -67,9 +67,9 @@ enum WriteEffect: Sendable, Equatable {
 
     init?(json: JSON) {
         if case .object(let members)? = json["values"] {
-            self = .values(members.map { Assignment(key: $0.name, value: $0.value == .null ? nil : $0.value) })
+            self = .values(members.map { Assignment(key: $0.name, value: $0.value == .null ? JSON?.none : $0.value) })
         } else if case .object(let members)? = json["defaults"] {
-            self = .defaults(members.map { Assignment(key: $0.name, value: $0.value == .null ? nil : $0.value) })
+            self = .defaults(members.map { Assignment(key: $0.name, value: $0.value == .null ? JSON?.none : $0.value) })
         } else if let step = json["step"]?.int64Value {
             self = .counterStep(step)
         } else if json["reset"] != nil {
