@@ -27,6 +27,7 @@ extension ProfileCore {
         var failures = 0
         while !Task.isCancelled {
             guard let entry = outbox.first else {
+                mirror.flush()
                 failures = 0
                 await outbox.wakeup.sleep(for: .seconds(3600))
                 continue
@@ -109,6 +110,6 @@ extension ProfileCore {
 extension WriteEffect {
     /// The values this write meant for `keys` (a removal has none).
     func values(for keys: [String]) -> [(String, JSON)] {
-        keys.compactMap { key in apply(to: nil, key: key, registered: nil).map { (key, $0) } }
+        keys.compactMap { key in apply(toStored: nil, key: key, registered: nil).map { (key, $0) } }
     }
 }

@@ -67,6 +67,7 @@ final class ProfileCore: Sendable {
         let tasks = runner.withLock { runner in defer { runner = [] }; return runner }
         for task in tasks { task.cancel() }
         for task in tasks { await task.value }
+        mirror.flush()
         setStatus { $0.connection = .stopped }
     }
 

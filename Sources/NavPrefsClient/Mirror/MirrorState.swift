@@ -45,11 +45,11 @@ struct MirrorState: Sendable, Equatable {
 
     /// What `object(forKey:)` answers: the server's value with the queued writes on top.
     func value(forKey key: String) -> JSON? {
-        var value = serverValue(forKey: key)
-        guard !pending.isEmpty else { return value }
+        guard !pending.isEmpty else { return serverValue(forKey: key) }
         let registered = registeredValue(forKey: key)
-        for (_, effect) in pending { value = effect.apply(to: value, key: key, registered: registered) }
-        return value
+        var stored = keys[key]?.stored
+        for (_, effect) in pending { stored = effect.apply(toStored: stored, key: key, registered: registered) }
+        return stored ?? registered
     }
 
     /// What the server holds: the stored value, else the registered default.

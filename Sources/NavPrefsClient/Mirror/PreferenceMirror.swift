@@ -13,6 +13,9 @@ final class PreferenceMirror: Sendable {
     private let values: Shared<UserDefaults>
     private let store: Shared<UserDefaults>
     private let state: Locked<MirrorState>
+    /// Whether the state changed since it was last persisted (answers of queued writes are
+    /// persisted together, by ``flush()``).
+    private let dirty = Locked(false)
     private static let stateKey = "mirror"
 
     /// Opens the mirror kept under `suiteName` for `profile` of `server`; a mirror persisted for
@@ -48,11 +51,28 @@ final class PreferenceMirror: Sendable {
         state.withLock { state in apply(body, to: &state) }
     }
 
-    /// `update`'s work, with the lock held.
-    private func apply(_ body: (inout MirrorState) -> MirrorChange, to state: inout MirrorState) -> MirrorChange {
+    /// Persists what ``settle(id:answer:)`` left unpersisted. Losing it to a crash loses
+    /// nothing: the outbox no longer holds those writes, but the event stream resumes from the
+    /// last persisted position and brings them again (applied once, by version).
+    func flush() {
+        state.withLock { state in
+            guard dirty.withLock({ dirty in defer { dirty = false }; return dirty }) else { return }
+            persist(state)
+        }
+    }
+
+    /// `update`'s work, with the lock held; `persisting: false` leaves the state for ``flush()``.
+    private func apply(_ body: (inout MirrorState) -> MirrorChange, to state: inout MirrorState, persisting: Bool = true) -> MirrorChange {
         let before = state
         let change = body(&state)
         guard state != before else { return change }
+        guard persisting else {
+            for key in change.keys {
+                if let value = state.value(forKey: key) { values.object.set(value.propertyListValue, forKey: key) } else { values.object.removeObject(forKey: key) }
+            }
+            dirty.withLock { $0 = true }
+            return change
+        }
         for key in change.keys {
             if let value = state.value(forKey: key) {
                 values.object.set(value.propertyListValue, forKey: key)
@@ -112,12 +132,12 @@ final class PreferenceMirror: Sendable {
         state.withLock { state in
             guard let index = state.pending.firstIndex(where: { $0.id == id }) else {
                 guard let answer else { return MirrorChange() }
-                return apply(answer, to: &state)
+                return apply(answer, to: &state, persisting: false)
             }
             let keys = state.pending[index].effect.keys(registered: [])
             let before = keys.map { state.value(forKey: $0) }
             state.pending.remove(at: index)
-            var change = answer.map { apply($0, to: &state) } ?? MirrorChange()
+            var change = answer.map { apply($0, to: &state, persisting: false) } ?? MirrorChange()
             change.formUnion(write(keys: keys, before: before, of: state))
             return change
         }
@@ -155,6 +175,7 @@ final class PreferenceMirror: Sendable {
     /// process for offline reads and for resuming after the last event applied. (On Apple
     /// platforms `synchronize()` costs next to nothing; the preferences daemon writes anyway.)
     private func persist(_ state: MirrorState) {
+        dirty.withLock { $0 = false }
         store.object.set(state.json.jsonText, forKey: Self.stateKey)
         _ = store.object.synchronize()
     }

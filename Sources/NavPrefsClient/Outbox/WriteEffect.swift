@@ -29,26 +29,28 @@ enum WriteEffect: Sendable, Equatable {
         }
     }
 
-    /// `key`'s value after the effect, given its value before and what is registered for it.
-    func apply(to value: JSON?, key: String, registered: JSON?) -> JSON? {
+    /// `key`'s stored value after the effect, given the stored value before (`nil`: none) and
+    /// what is registered for it (a counter step counts from the default when nothing is stored).
+    func apply(toStored stored: JSON?, key: String, registered: JSON?) -> JSON? {
         switch self {
         case .values(let assignments):
-            guard let assignment = assignments.last(where: { $0.key == key }) else { return value }
-            return assignment.value ?? registered
+            guard let assignment = assignments.last(where: { $0.key == key }) else { return stored }
+            return assignment.value
         case .defaults:
-            return value  // a stored value hides a default; `registered` already holds it
+            return stored  // a default shows where nothing is stored; the mirror reads it
         case .counterStep(let step):
-            guard key == "numIndex" else { return value }
-            let current = value?.int64Value ?? value?.stringValue.flatMap { Int64($0) } ?? 0
+            guard key == "numIndex" else { return stored }
+            let base = stored ?? registered
+            let current = base?.int64Value ?? base?.stringValue.flatMap { Int64($0) } ?? 0
             let (sum, overflow) = current.addingReportingOverflow(step)
-            return overflow ? value : .string(String(sum))
+            return overflow ? stored : .string(String(sum))
         case .counterReset:
-            return key == "numIndex" ? .string("0") : value
+            return key == "numIndex" ? .string("0") : stored
         case .font(let slider, let size):
             switch key {
             case "sliderValuekey": return .number(slider)
             case "fontSizekey": return .number(size)
-            default: return value
+            default: return stored
             }
         }
     }
