@@ -3,6 +3,9 @@ import Foundation
 /// One profile of a NavPrefs server, kept in step locally: what an app holds instead of
 /// `UserDefaults.standard` and `NotificationCenter.default` for the settings it shares.
 ///
+/// Writes are local-first: synchronous, in the mirror at once, queued in a durable outbox and
+/// sent in order while the profile is started (``pendingWrites``, ``status``).
+///
 /// ``start()`` reads the profile's state once (or takes the mirror persisted by an earlier
 /// launch) and follows its event stream from exactly there: one connection per profile,
 /// reconnected with backoff after a network drop or a server restart, resumed with
@@ -44,7 +47,8 @@ public final class NavPrefsProfile: Sendable {
     }
 
     /// The connection, last error and outbox length, observable (`@Observable`, main actor).
-    public var status: ProfileStatus { core.observable }
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    public var status: ProfileStatus { core.observable.status }
     /// Where the connection stands now (from any thread; ``status`` follows it on the main actor).
     public var connection: ConnectionState { core.connection }
     /// Writes accepted on this device and not yet answered by the server.

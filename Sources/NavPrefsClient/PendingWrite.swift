@@ -20,7 +20,8 @@ public struct PendingWrite: Sendable {
     }
 
     /// The server's answer (its JSON body), once the write was sent and accepted. Waits as long
-    /// as the server cannot be reached; cancelling the waiting task leaves the write queued.
+    /// as the server cannot be reached (and the profile is not started: writes are sent while it
+    /// is); cancelling the waiting task leaves the write queued.
     /// - Throws: ``NavPrefsError/preconditionFailed(currentVersion:problem:)`` when a
     ///   ``WritePolicy/basedOnWhatISaw`` write was overtaken (the mirror then holds the server's
     ///   value); ``NavPrefsError/refused(_:)`` when the server refused it for good (4xx);

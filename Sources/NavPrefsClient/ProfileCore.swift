@@ -11,8 +11,8 @@ final class ProfileCore: Sendable {
     let writeRetries: Int
     /// The queued writes, drained in order while started.
     let outbox: Outbox
-    /// The observable status, updated on the main actor.
-    let observable = ProfileStatus()
+    /// The observable status, updated on the main actor (where Observation exists).
+    let observable = ObservableStatus()
     /// One at a time: a queued write's request and answer, or one stream signal.
     let gate = AsyncGate()
     /// Fulfilled once the mirror holds a state: `.mirror` when an earlier launch left one.
@@ -84,13 +84,13 @@ final class ProfileCore: Sendable {
     /// Has the observable status take the library's current one (the latest, whenever the main
     /// actor gets to it): one update queued at a time, however many changes come meanwhile.
     func publishStatus() {
+        guard #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *) else { return }
         guard publishing.withLock({ queued in defer { queued = true }; return !queued }) else { return }
-        let observable = observable
+        let observable = observable.status
         Task { @MainActor [self] in
             publishing.withLock { $0 = false }
-            let snapshot = status.withLock { ProfileStatus.Snapshot(connection: $0.connection, lastError: $0.lastError, pendingWrites: 0) }
-            observable.update(ProfileStatus.Snapshot(connection: snapshot.connection, lastError: snapshot.lastError,
-                                                     pendingWrites: outbox.count))
+            let (connection, lastError) = status.withLock { ($0.connection, $0.lastError) }
+            observable.update(ProfileStatus.Snapshot(connection: connection, lastError: lastError, pendingWrites: outbox.count))
         }
     }
 

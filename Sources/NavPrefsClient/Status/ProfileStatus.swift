@@ -25,6 +25,7 @@ public enum StateSource: Sendable, Hashable {
 /// them follows them, and so does `withObservationTracking` anywhere else. Updated on the main
 /// actor shortly after the library's own state changes (``NavPrefsProfile/connection`` and the
 /// other nonisolated properties answer at once, from any thread).
+@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
 @MainActor @Observable
 public final class ProfileStatus {
     public private(set) var connection: ConnectionState = .stopped
@@ -48,5 +49,24 @@ public final class ProfileStatus {
         if connection != snapshot.connection { connection = snapshot.connection }
         if lastError != snapshot.lastError { lastError = snapshot.lastError }
         if pendingWrites != snapshot.pendingWrites { pendingWrites = snapshot.pendingWrites }
+    }
+}
+
+/// Holds a profile's ``ProfileStatus`` where Observation exists: the library itself runs on
+/// macOS 13 and iOS 16, where a stored property cannot have an `@Observable` type.
+///
+/// Safety (`@unchecked Sendable`): `storage` is set once, in `init`, and a `ProfileStatus` is
+/// `Sendable` (main-actor isolated).
+final class ObservableStatus: @unchecked Sendable {
+    private let storage: AnyObject?
+
+    init() {
+        if #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *) { storage = ProfileStatus() } else { storage = nil }
+    }
+
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    var status: ProfileStatus {
+        // Set in `init` on every system where this is available.
+        storage as? ProfileStatus ?? ProfileStatus()
     }
 }
