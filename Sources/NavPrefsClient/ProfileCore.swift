@@ -137,6 +137,7 @@ final class ProfileCore: Sendable {
             }
             outbox.wakeup.wake()  // the server answers again: send what queued up
         case .disconnected(let reason):
+            guard !Task.isCancelled else { return }  // stopped: not an outage
             setStatus { status in
                 // A drop of an open stream: reconnecting; a failed attempt: offline, and why.
                 if status.connection == .connected {
