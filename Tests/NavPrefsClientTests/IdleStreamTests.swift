@@ -73,6 +73,24 @@ extension ClientSuites {
                 let share = try await Self.idleShare(server: "https://127.0.0.1:\(front.port)", certificate: front.certificate, rig: rig)
                 print("idle stream over https: \(String(format: "%.2f", share * 100)) % of a core over 20 s")
                 #expect(share <= 0.01, "\(share * 100) % of a core")
+
+                // Writes over https too, on kept-alive connections: queued, sent, counted once.
+                let before = try await rig.request("GET", "/v1/profiles/idle/counter").int("value") ?? 0
+                var environment = ProcessInfo.processInfo.environment
+                environment["NAVPREFS_SERVER"] = "https://127.0.0.1:\(front.port)"
+                environment["HOME"] = rig.scratch.path("")
+                environment["XDG_CONFIG_HOME"] = nil
+                environment["SSL_CERT_FILE"] = front.certificate
+                let prepared = environment
+                let run = try await onOwnThread { try runToEnd(ServerProcess.binary("navprefs-client"), ["increment", "idle", "5"], environment: prepared) }
+                #expect(run == (0, "\(before + 5)\n"))
+                #expect(try await rig.request("GET", "/v1/profiles/idle/counter").int("value") == before + 5)
+
+                // A certificate nobody vouches for is refused.
+                environment["SSL_CERT_FILE"] = "/dev/null"
+                let untrusting = environment
+                let refused = try await onOwnThread { try runToEnd(ServerProcess.binary("navprefs-client"), ["set", "idle", "tls", "1"], environment: untrusting) }
+                #expect(refused.status == 3, "the server counts as unreachable")
             }
         }
     }

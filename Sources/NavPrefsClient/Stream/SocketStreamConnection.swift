@@ -19,6 +19,7 @@
         /// Connects and sends `request` on the connection's own thread.
         func start(_ request: WireRequest) {
             let thread = Thread { [self] in
+                SocketChannel.blockBrokenPipeSignal()
                 let reason = run(request)
                 continuation.yield(.end(reason))
                 continuation.finish()

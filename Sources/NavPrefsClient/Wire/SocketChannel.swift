@@ -77,12 +77,26 @@
             }
         }
 
+        /// Blocks SIGPIPE on the calling thread (one of the library's own, which are the only ones
+        /// that read or write its connections): OpenSSL writes with write(2), and a write to a
+        /// connection the server closed must fail with EPIPE, not end the process. The signal then
+        /// stays pending on a thread that ends soon after; the process's own handling of SIGPIPE
+        /// is left alone.
+        static func blockBrokenPipeSignal() {
+            var set = sigset_t()
+            sigemptyset(&set)
+            sigaddset(&set, SIGPIPE)
+            _ = pthread_sigmask(SIG_BLOCK, &set, nil)
+        }
+
         /// Wakes a blocked read or send from another thread (they then fail or see the end).
         func interrupt() { _ = shutdown(descriptor, Int32(SHUT_RDWR)) }
 
-        /// Closes the connection; call once, from the owning thread, after the last read or write.
+        /// Closes the connection; call once, after the last read or write. No TLS close_notify is
+        /// sent (writing it could raise SIGPIPE on a thread that is not the library's, such as
+        /// the one releasing the connection pool); every answer is framed by HTTP, so nothing
+        /// relies on it.
         func close() {
-            tls?.close()
             Glibc.close(descriptor)
         }
 

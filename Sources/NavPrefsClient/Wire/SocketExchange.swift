@@ -16,6 +16,7 @@
             let result: Result<HTTPAnswer, NavPrefsError> = await withTaskCancellationHandler {
                 await withCheckedContinuation { continuation in
                     let thread = Thread {
+                        SocketChannel.blockBrokenPipeSignal()
                         continuation.resume(returning: Result { () throws(NavPrefsError) -> HTTPAnswer in
                             try exchange(request, pool: pool, tls: tls, connection: connection)
                         })

@@ -13,9 +13,6 @@
         fileprivate let context: OpaquePointer
 
         init() throws(NavPrefsError) {
-            // A write to a connection the server closed must fail, not kill the process:
-            // OpenSSL writes with write(2), which raises SIGPIPE (libcurl ignores it the same way).
-            _ = signal(SIGPIPE, SIG_IGN)
             guard let context = SSL_CTX_new(TLS_client_method()) else { throw .transport("OpenSSL: \(TLSSession.errorText())") }
             _ = cclienttls_require_tls12(context)
             SSL_CTX_set_verify(context, SSL_VERIFY_PEER, nil)
@@ -66,9 +63,6 @@
             let count = SSL_write(session, buffer.baseAddress, Int32(clamping: buffer.count))
             return count > 0 ? Int(count) : -1
         }
-
-        /// Says goodbye (close_notify) without waiting for the peer's.
-        func close() { _ = SSL_shutdown(session) }
 
         static func errorText() -> String {
             var buffer = [CChar](repeating: 0, count: 256)
