@@ -19,10 +19,10 @@ extension ProfileCore {
     }
 
     /// Sends the outbox's writes in order while started: each until the server answers it, the
-    /// first retry after a tenth of a second, then backing off to at most half a second (an attempt
-    /// against a server that is down costs a refused connection; a server that is back gets the
-    /// queued writes within a second; only while writes are queued), and at once when the stream connects again or a write is
-    /// queued.
+    /// first retry after a tenth of a second, then backing off to at most a quarter of a second (an
+    /// attempt against a server that is down costs one refused connection; a server that is back
+    /// gets the queued writes within a second; only while writes are queued), and at once when
+    /// the stream connects again or a write is queued.
     func drain() async {
         var failures = 0
         while !Task.isCancelled {
@@ -39,7 +39,7 @@ extension ProfileCore {
                 failures = 0
             } else {
                 failures += 1
-                await outbox.wakeup.sleep(for: .milliseconds(min(100 << min(failures - 1, 5), 500)) * Double.random(in: 0.8...1.0))
+                await outbox.wakeup.sleep(for: .milliseconds(min(100 << min(failures - 1, 5), 250)) * Double.random(in: 0.8...1.0))
             }
         }
     }
