@@ -37,6 +37,13 @@ let package = Package(
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]
         ),
+        // OpenSSL for the client's own HTTP/1.1 reader on Linux (https), apart from CCrypto: each
+        // C module has exactly one importing target, and the client shares nothing with the server.
+        .systemLibrary(
+            name: "CClientTLS",
+            pkgConfig: "libssl",
+            providers: [.apt(["libssl-dev"])]
+        ),
         .systemLibrary(
             name: "CJansson",
             pkgConfig: "jansson",
@@ -67,9 +74,11 @@ let package = Package(
         ),
         .executableTarget(name: "navprefs", dependencies: ["NavPrefsApp"]),
 
-        // The Swift client: Foundation only (FoundationNetworking on Linux), none of the
-        // server's targets or C modules, so the same source builds for Apple platforms.
-        .target(name: "NavPrefsClient"),
+        // The Swift client: Foundation and Observation, none of the server's targets or C modules,
+        // so the same source builds for Apple platforms. On Linux it reads HTTP itself, over
+        // sockets and OpenSSL (CClientTLS), because swift-corelibs-foundation's URLSession keeps a
+        // core busy while an event stream idles (README, "Swift client").
+        .target(name: "NavPrefsClient", dependencies: [.target(name: "CClientTLS", condition: .when(platforms: [.linux]))]),
         // Its command-line example: get, set, watch. A second executable, so that the server
         // binary links no URLSession (libcurl on Linux) and the client none of the server.
         .executableTarget(name: "navprefs-client", dependencies: ["NavPrefsClient"]),

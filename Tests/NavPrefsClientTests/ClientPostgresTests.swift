@@ -44,7 +44,7 @@ extension ClientSuites {
                 rig.proxy.loseAnswers(1)
                 // Each write goes out on a connection of its own: the increment to A, which
                 // applies it and whose answer is lost; the library's retry to B.
-                #expect(try await profile.counter.increment(by: 3) == 3)
+                #expect(try await profile.counter.onServer.increment(by: 3) == 3)
                 let route = "/v1/profiles/{profile}/counter/increment"
                 let (onA, onB) = (try await rig.server.requests("POST", route), try await other.requests("POST", route))
                 #expect(onA == 1 && onB == 1, "increments on A: \(onA), on B: \(onB)")
@@ -56,7 +56,7 @@ extension ClientSuites {
                 let log = EventLog(follower)
                 follower.start()
                 #expect(await eventually { follower.counter.value == 3 })
-                #expect(try await profile.counter.increment() == 4)
+                #expect(try await profile.counter.onServer.increment() == 4)
                 #expect(await eventually { log.ids == [2] })
             } catch {
                 await other.stop()
