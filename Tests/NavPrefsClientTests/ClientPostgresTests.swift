@@ -40,6 +40,9 @@ extension ClientSuites {
             do {
                 let profile = try rig.profile("shared")
                 try await profile.reload()
+                // The reload's kept-alive connection would carry the increment to whichever
+                // instance it reached: start from no connection, so A gets the first, B the next.
+                rig.proxy.cutAll()
                 rig.proxy.route(to: [rig.server.port, other.port])
                 rig.proxy.loseAnswers(1)
                 // Each write goes out on a connection of its own: the increment to A, which
