@@ -19,18 +19,31 @@ struct CachingAPITests {
                 base + "/state", base + "/sessions/" + id, sessionPath(id, "/navigation-bar"), sessionPath(id, "/gestures")]
     }
 
-    @Test("RFC 9111 §5.2.2.4: every answer carrying mutable state says no-cache; the profile list no-store")
+    @Test("RFC 9111 §5.2.2.4: every answer carrying mutable state with an ETag says no-cache")
     func noCache() async throws {
         try await withApp { app in
-            let paths = try await Self.populate(app) + ["/v1/profiles/ana/sessions"]
-            for path in paths {
+            for path in try await Self.populate(app) {
                 #expect(try await app.request("GET", path).header("Cache-Control") == "no-cache", "\(path)")
             }
-            #expect(try await app.request("GET", "/v1/profiles").header("Cache-Control") == "no-store")
-            // Errors and writes alike: a 404 is heuristically cacheable without it (RFC 9111 §4.2.2).
-            #expect(try await app.request("GET", "/v1/profiles/ana/preferences/none").header("Cache-Control") == "no-cache")
-            #expect(try await app.request("GET", "/nowhere").header("Cache-Control") == "no-cache")
+            // Writes too: their answers carry the new state and its ETag.
             #expect(try await app.request("POST", "/v1/profiles/ana/counter/increment").header("Cache-Control") == "no-cache")
+        }
+    }
+
+    @Test("RFC 9111 §5.2.2.5: state without a validator (the lists, errors) says no-store, nothing to revalidate with")
+    func noStoreWithoutValidator() async throws {
+        try await withApp { app in
+            _ = try await app.createSession()
+            #expect(try await app.request("GET", "/v1/profiles/ana/sessions").header("Cache-Control") == "no-store")
+            #expect(try await app.request("GET", "/v1/profiles").header("Cache-Control") == "no-store")
+            // Errors: a 404 is heuristically cacheable without it (RFC 9111 §4.2.2).
+            #expect(try await app.request("GET", "/v1/profiles/ana/preferences/none").header("Cache-Control") == "no-store")
+            #expect(try await app.request("GET", "/nowhere").header("Cache-Control") == "no-store")
+            // A 412 names the current ETag: revalidatable.
+            _ = try await app.request("POST", "/v1/profiles/ana/counter/increment")
+            let refused = try await app.request("PUT", "/v1/profiles/ana/counter", headers: [("If-Match", "\"99\"")], json: #"{"value":1}"#)
+            #expect(refused.status == 412)
+            #expect(refused.header("Cache-Control") == "no-cache")
         }
     }
 
