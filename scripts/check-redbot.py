@@ -81,7 +81,8 @@ def main():
                 for level, note_id, summary in notes:
                     print(f"{template} {level} {note_id}: {summary}")
                 bad = [f"{level} {note_id}" for level, note_id, _ in notes if level in ("WARN", "BAD")]
-                checks[f"{template}: {len(notes)} notes, none WARN or BAD{' (' + ', '.join(bad) + ')' if bad else ''}"] = not bad
+                found = f" ({', '.join(bad)})" if bad else ""
+                checks[f"{template}: no WARN or BAD note among its {len(notes)}{found}"] = not bad
         finally:
             stop_service(process, checks)
     report("redbot", checks)
