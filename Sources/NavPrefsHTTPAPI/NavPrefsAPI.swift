@@ -175,6 +175,7 @@ public final class NavPrefsAPI: HTTPHandler {
     public func response(for rejection: HTTPRejection, head: HTTPRequestHead) -> HTTPResponse {
         var response = APIError(rejection).response(instance: String(head.path.prefix(200)))
         let requestID = RequestID.take(from: head.headers)
+        CacheDirectives.apply(to: &response, request: head)
         response.headers.add("X-Content-Type-Options", "nosniff")
         response.headers.add("X-Request-ID", requestID)
         let method = String(head.method.prefix(20))
@@ -195,9 +196,11 @@ public final class NavPrefsAPI: HTTPHandler {
         return error.response(instance: request.path)
     }
 
-    /// Adds the headers every answer carries and logs the request.
+    /// Adds the headers every answer carries (`Cache-Control` unless the route chose one) and
+    /// logs the request.
     func finish(_ response: HTTPResponse, _ request: HTTPRequestHead, route: String, _ requestID: String) -> HTTPResponse {
         var response = response
+        CacheDirectives.apply(to: &response, request: request)
         response.headers.add("X-Content-Type-Options", "nosniff")
         response.headers.add("X-Request-ID", requestID)
         // A preflight carries its CORS headers already: twice, and browsers refuse the answer.

@@ -185,8 +185,13 @@ public struct PreferenceChange: Sendable, Hashable {
     }
 }
 
-/// One key of a multi-key write: its new value, or `nil` to remove it.
+/// One key of a multi-key write: a JSON Merge Patch of its value (RFC 7396: an object merges
+/// into the value, recursively, its `null` members removing; anything else replaces it), or
+/// `nil` to remove it.
 public struct PreferenceUpdate: Sendable, Hashable {
+    /// The largest value a merge may leave, as compact JSON, unless the caller says otherwise.
+    public static let defaultMaxValueBytes = 64 << 10
+
     public let key: PreferenceKey
     public let value: JSONValue?
 

@@ -10,6 +10,8 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
     case counter(CounterError)
     /// The value would break the typed view of a well-known key.
     case invalidValue(WellKnownValueError)
+    /// A merge (RFC 7396) would leave a value larger than allowed; nothing changed.
+    case valueTooLarge(key: PreferenceKey, bytes: Int, limit: Int)
     /// The profile already stores as many keys as allowed.
     case tooManyPreferences(limit: Int)
     /// No session with this id in the profile.
@@ -36,6 +38,7 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
         case .preconditionFailed(let current): "precondition failed (current version \(current.map(String.init(describing:)) ?? "none"))"
         case .counter(let error): "counter: \(error)"
         case .invalidValue(let error): error.description
+        case .valueTooLarge(let key, let bytes, let limit): "the merged value of '\(key)' would take \(bytes) bytes (limit \(limit))"
         case .tooManyPreferences(let limit): "the profile already stores \(limit) keys"
         case .sessionNotFound(let id): "no session '\(id)'"
         case .tooManySessions(let limit): "the profile already has \(limit) sessions"

@@ -63,6 +63,14 @@ final class TestHandler: HTTPHandler {
             return (HTTPResponse(status: 200, bytes: Array(text.utf8)))
         }
         switch request.path {
+        case "/not-modified":  // `?length=n`: the 200's length; without it, none
+            var headers = HTTPHeaders()
+            headers.add("ETag", "\"7\"")
+            return .notModified(headers: headers, representationLength: request.queryValue("length").flatMap { Int($0) })
+        case "/not-modified-bytes":  // a 304 built with an (empty) byte body, as a careless handler would
+            var headers = HTTPHeaders()
+            headers.add("ETag", "\"7\"")
+            return HTTPResponse(status: 304, headers: headers, bytes: [])
         case "/echo", "/admit-later", "/tiny":
             let query = request.query.map { "\($0.name)=\($0.value ?? "<nil>")" }.joined(separator: "&")
             let text = "\(request.method) \(request.path) q[\(query)] body=\(request.body.count) "

@@ -250,6 +250,13 @@ final class ServerCore: @unchecked Sendable {
         PeerInfo.of(context.connection.pointer)?.phase = .busy
         let closing = draining.load(ordering: .relaxed)
         switch response.body {
+        case .bytes where response.status == 304:
+            // libmicrohttpd would send `Content-Length: <bytes>`; a 304 may only repeat the 200's.
+            return MHDResponse.queueOmitted(length: nil, status: 304, headers: response.headers, close: closing,
+                                            on: context.connection.pointer)
+        case .omitted(let length):
+            return MHDResponse.queueOmitted(length: length, status: response.status, headers: response.headers, close: closing,
+                                            on: context.connection.pointer)
         case .bytes(let bytes):
             return MHDResponse.queueBytes(bytes, status: response.status, headers: response.headers,
                                           close: closing, on: context.connection.pointer)

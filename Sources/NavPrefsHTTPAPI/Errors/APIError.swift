@@ -50,6 +50,9 @@ extension APIError {
         case .invalidValue(let error):
             self.init(.invalidValue, "\(error.description.prefix(1).uppercased())\(error.description.dropFirst()).",
                       extensions: ["key": .string(error.key.rawValue)])
+        case .valueTooLarge(let key, let bytes, let limit):
+            self.init(.valueTooLarge, "The value of '\(key.rawValue.prefix(80))' would take \(bytes) bytes as JSON after the merge; the limit is \(limit).",
+                      extensions: ["limit": .integer(Int64(limit)), "key": .string(key.rawValue)])
         case .tooManyPreferences(let limit):
             self.init(.tooManyPreferences, "The profile already stores \(limit) keys; remove some first.",
                       extensions: ["limit": .integer(Int64(limit))])
