@@ -84,27 +84,26 @@ def empty_controls(driver):
     return driver.execute_script(EMPTY_CONTROLS_JS)
 
 
-# The font screen at its size, its body scrolled to the end: is its last line inside the visible
-# body, does the body end above the home indicator, and is nothing wider than the screen?
-FONT_LAYOUT_JS = """
-const phone = document.querySelector('#font-phone .phone-screen');
-const body = phone.querySelector('.font-body');
-body.scrollTop = body.scrollHeight;
-const last = [...body.querySelectorAll('.font-lines p')].pop().getBoundingClientRect();
-const indicator = phone.querySelector('.home-indicator').getBoundingClientRect();
-const visible = body.getBoundingClientRect();
-const result = {
-  lastBottom: Math.round(last.bottom), bodyBottom: Math.round(visible.bottom), indicatorTop: Math.round(indicator.top),
-  scrolls: body.scrollHeight > body.clientHeight, overflowX: body.scrollWidth - body.clientWidth,
-  fontSize: getComputedStyle(body.querySelector('.font-lines p')).fontSize,
-};
-body.scrollTop = 0;
-return result;
+# The seed apps' screens at the current size: in each phone, does the body's last line end above
+# the home indicator, and is nothing wider than the screen? (Nothing scrolls: what a screen holds
+# is on it.)
+SCREENS_LAYOUT_JS = """
+return [...document.querySelectorAll('#screens .phone')].map((phone) => {
+  const body = phone.querySelector('.screen-body');
+  const lines = [...body.querySelectorAll('p, .cell, .font-readout, .counter-meta')];
+  const last = Math.max(...lines.map((line) => line.getBoundingClientRect().bottom));
+  const indicator = phone.querySelector('.home-indicator').getBoundingClientRect();
+  return {
+    phone: phone.id, lastBottom: Math.round(last), indicatorTop: Math.round(indicator.top),
+    overflowX: body.scrollWidth - body.clientWidth, scrolled: body.scrollHeight - body.clientHeight,
+    fontSize: getComputedStyle(body.querySelector('p, .cell') || body).fontSize,
+  };
+});
 """
 
 
-def font_layout(driver):
-    return driver.execute_script(FONT_LAYOUT_JS)
+def screens_layout(driver):
+    return driver.execute_script(SCREENS_LAYOUT_JS)
 
 
 def rules_in_words(driver):
