@@ -431,7 +431,8 @@ function showEvaluation(evaluation, { released = false } = {}) {
       : 'Nothing happens';
   } else if (evaluation.wouldFinish) {
     verdict.className = 'verdict yes';
-    verdict.textContent = `${released ? 'Finished' : 'Would finish'}: ${evaluation.operation} to ${evaluation.target}, by ${evaluation.finishedBy}`;
+    const why = { velocity: 'fast enough', distance: 'far enough' }[evaluation.finishedBy] || evaluation.finishedBy;
+    verdict.textContent = `${released ? 'Finished' : 'Would finish'}: ${evaluation.operation} to ${evaluation.target}, ${why} (${evaluation.finishedBy})`;
   } else {
     verdict.className = 'verdict no';
     verdict.textContent = `${released ? 'Cancelled' : 'Would cancel'}: not far or fast enough (40 % of the width, or 400 pt/s)`;
