@@ -178,12 +178,20 @@ def profile_page(checks, a, b, api, base, shots):
     checks["moving the slider in one window resizes the other window's text within a second"] = bool(changed) and elapsed < 1.0
     # Keys to the focused slider, as a person presses them (WebDriver's element send-keys would
     # set a range input's value as text instead).
-    ActionChains(a).send_keys(Keys.ARROW_LEFT * 2).perform()  # slider 8 → 6: 25 → 23 pt
-    settled = wait_for(b, lambda d: font_size(d) == "23px", 2)
+    counter = EventCounter(api.port, "ana")
+    try:
+        time.sleep(0.3)
+        ActionChains(a).send_keys(Keys.ARROW_LEFT * 2).perform()  # slider 8 → 6: 25 → 23 pt
+        settled = wait_for(b, lambda d: font_size(d) == "23px", 2)
+        time.sleep(0.5)  # room for a late second write
+        refreshes = counter.count("refresh")
+    finally:
+        counter.close()
     status, font = api.call("GET", "/v1/profiles/ana/font")
-    print(f"after two steps left: {font_size(a)} here, {font_size(b)} there; the API: {font}")
+    print(f"after two steps left: {font_size(a)} here, {font_size(b)} there; the API: {font}; {refreshes} refresh event(s)")
     checks["the slider rounds as the app does; both windows and the API agree on 23 pt"] = (
         bool(settled) and font_size(a) == "23px" and font["effectiveFontSize"] == 23 and font["sliderValue"] == 6)
+    checks["two quick key presses on the slider are one gesture: one refresh event"] = refreshes == 1
     one_gesture_one_event(checks, a, b, api)
     largest_font(checks, a, b, api)
     checks["no control on the profile page is drawn empty; the counter's back button has a title"] = no_empty_controls(a, "profile") and (

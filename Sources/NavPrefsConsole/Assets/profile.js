@@ -137,8 +137,8 @@ async function changeCounter(operation) {
 let inFlight = Promise.resolve();
 
 /**
- * Shows where the slider is while it moves; sends it once the gesture ends (`change`: the pointer
- * is released, or a key moved it one step). Sending on every `input` would make one drag several
+ * Shows where the slider is while it moves; sends it once the gesture ends (`change` when the
+ * pointer is released; for keys, once they rest). Sending on every `input` would make one drag several
  * writes, and every write is a `refresh` event that each device answers with
  * doRefreshNotification: one gesture, one notification. A gesture that ends where the stored
  * value already is sends nothing.
@@ -169,11 +169,29 @@ function sendSlider() {
   });
 }
 
-fontSlider.addEventListener('pointerdown', () => { state.dragging = true; });
+// Keys move the slider a step per press (a `change` each); a held key repeats. Steps that follow
+// each other within this pause are one gesture, sent once the keys rest.
+const KEY_PAUSE_MS = 300;
+let byPointer = false;
+let keyTimer = null;
+
+fontSlider.addEventListener('pointerdown', () => {
+  byPointer = true;
+  state.dragging = true;
+});
 // A drag that ends where it began fires no `change`: the slider follows the stream again.
 window.addEventListener('pointerup', () => { state.dragging = false; });
+fontSlider.addEventListener('keydown', () => { byPointer = false; });
 fontSlider.addEventListener('input', previewSlider);
-fontSlider.addEventListener('change', sendSlider);
+fontSlider.addEventListener('change', () => {
+  clearTimeout(keyTimer);
+  if (byPointer) {
+    sendSlider();
+    return;
+  }
+  state.dragging = true;  // until the keys rest, the stream does not move the slider under them
+  keyTimer = setTimeout(sendSlider, KEY_PAUSE_MS);
+});
 
 // ---------- applying state ----------
 
