@@ -309,7 +309,7 @@ function renderRules() {
     rule('translucent', `${bar.appearance.isTranslucent ? 'yes' : 'no'}: ${translucent.plain}`, translucent.code),
     rule('back swipe', gestures.back.canBegin ? backPan.plain : `no: ${backPan.plain}`, backPan.code),
     rule('forward swipe', gestures.forward.canBegin ? forwardPan.plain : `no: ${forwardPan.plain}`, forwardPan.code),
-    rule('version', `${versionText(state.session.version)}, its last change`, null));
+    rule('version', `${versionText(state.session.version)}, its last change (the profile numbers all its changes, of any kind, in one count)`, null));
   byId('bar-rules').title = VERSION_HINT;
 }
 
