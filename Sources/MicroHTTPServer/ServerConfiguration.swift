@@ -1,7 +1,7 @@
 /// Where the server listens and the limits it enforces on every client.
 ///
-/// Every limit has a default that is safe for a public listener; see the README's
-/// configuration table for how the `navprefs` executable sets them.
+/// Every limit has a default that is safe for a public listener; see the
+/// configuration table of docs/operations.md for how the `navprefs` executable sets them.
 public struct ServerConfiguration: Sendable, Equatable {
     /// A numeric IPv4 or IPv6 address, or a host name resolved at start.
     public var host: String

@@ -3,7 +3,7 @@ import Glibc
 import HTTPTestClient
 import Testing
 
-/// nginx terminating TLS in front of a server, as a deployment has it (README, "Security"), with a
+/// nginx terminating TLS in front of a server, as a deployment has it (docs/access-and-security.md, "Security"), with a
 /// certificate made for the test: what the client's https path is measured against.
 final class TLSFront: Sendable {
     let port: Int

@@ -3,7 +3,7 @@ in the same write, by the bytes of a second request.
 
 For a shape with a body, the body *is* a smuggled request (`POST .../smuggled/counter/increment`):
 a server that dropped the length would answer it as a second request. Then a `GET /healthz`
-follows. Each shape must get its documented status (README, "Rules every route follows", and
+follows. Each shape must get its documented status (docs/api.md, "Rules every route follows", and
 MicroHTTPServer's HTTPRejection) as problem+json (but the 431 libmicrohttpd sends itself), and
 what comes after on the connection must be either nothing
 (closed) or exactly the answer to /healthz: never the answer to the smuggled request. At the end

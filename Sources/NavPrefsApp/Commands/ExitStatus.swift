@@ -2,7 +2,7 @@ import Foundation
 
 /// The exit statuses of `navprefs` and its commands, the same for all of them so that scripts
 /// can tell "fix the command line" from "the database is not there" from "try again later".
-/// README's Operations section lists them; `navprefs --help` too.
+/// docs/operations.md lists them; `navprefs --help` too.
 enum ExitStatus: Int32 {
     /// Done; for `check`: the service would start and serve with this configuration.
     case success = 0
