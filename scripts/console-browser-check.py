@@ -370,7 +370,8 @@ def session_page(checks, a, b, api, base, shots):
 
 def reference_page(checks, a, base):
     a.get(f"{base}/console/api.html")
-    rendered = wait_for(a, lambda d: d.execute_script("return document.body.dataset.operations"), 10)
+    # Swagger UI parses the whole contract (290 KB) first: generous on a loaded machine.
+    rendered = wait_for(a, lambda d: d.execute_script("return document.body.dataset.operations"), 30)
     listed = set(a.execute_script("""
         return [...document.querySelectorAll('.opblock')].map(block =>
           block.querySelector('.opblock-summary-method').textContent.trim() + ' ' +
