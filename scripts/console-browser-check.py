@@ -415,6 +415,14 @@ def with_tokens(checks, a, b, api, base, server):
     charts = wait_for(b, lambda d: d.find_elements(By.CSS_SELECTOR, "#charts .chart svg polyline"), 6)
     checks["the admin page with the admin token lists profiles, tokens and charts"] = (
         names == ["ana", "default", "nav"] and len(b.find_elements(By.CSS_SELECTOR, "#tokens-table tbody tr")) == 2 and bool(charts))
+    # Issue 21: each profile's storage against its quota, as the API counts it.
+    status, listing = api.call("GET", "/v1/profiles?limit=10")
+    shown = {row.get_attribute("data-profile"): row.find_elements(By.CSS_SELECTOR, "td")[-1].text for row in rows or []}
+    expected = {p["name"]: p["storageBytes"] for p in listing.get("profiles", [])} if status == 200 else {}
+    def human(size):  # admin.js' storage()
+        return f"{size} B" if size < 1000 else f"{size / 1e3:.1f} KB" if size < 1e6 else f"{size / 1e6:.1f} MB"
+    checks["the admin page shows each profile's storage, as the API counts it"] = bool(expected) and all(
+        shown.get(name) == human(size) for name, size in expected.items())
     checks["pages with tokens run without a policy violation"] = violations(a) == "0" and violations(b) == "0"
 
 

@@ -87,6 +87,13 @@ async function poll() {
 
 // ---------- profiles ----------
 
+/** Bytes as a person reads them: 812 B, 14.2 KB, 3.1 MB. */
+function storage(bytes) {
+  if (bytes < 1000) return `${bytes} B`;
+  if (bytes < 1e6) return `${(bytes / 1e3).toFixed(1)} KB`;
+  return `${(bytes / 1e6).toFixed(1)} MB`;
+}
+
 async function loadProfiles(more = false) {
   const query = new URLSearchParams({ limit: '50' });
   if (more && nextProfile) query.set('after', nextProfile);
@@ -95,12 +102,15 @@ async function loadProfiles(more = false) {
     h('td', {}, h('a', { href: links.profile(profile.name), text: profile.name })),
     h('td', {}, h('a', { href: links.sessions(profile.name), text: 'sessions' })),
     h('td', { text: new Date(profile.createdAt).toLocaleString() }),
-    h('td', { class: 'mono', text: String(profile.latestEventId) })));
+    h('td', { class: 'mono', text: String(profile.latestEventId) }),
+    h('td', { class: 'mono', title: `${profile.storageBytes} bytes held against the profile's quota (--profile-quota-bytes)`,
+              text: storage(profile.storageBytes) })));
   let body = byId('profiles-body');
   if (!more || !body) {
     body = h('tbody', { id: 'profiles-body' });
     fill(byId('profiles'), h('table', { id: 'profiles-table' },
-      h('thead', {}, h('tr', {}, h('th', { text: 'Profile' }), h('th'), h('th', { text: 'Created' }), h('th', { text: 'Latest event' }))),
+      h('thead', {}, h('tr', {}, h('th', { text: 'Profile' }), h('th'), h('th', { text: 'Created' }), h('th', { text: 'Latest event' }),
+        h('th', { text: 'Storage' }))),
       body));
   }
   body.append(...rows);
