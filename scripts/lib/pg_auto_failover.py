@@ -14,9 +14,10 @@ for networks where a pause is likelier than a death; here they would dominate ev
 Shortening the demotion wait is safe for acknowledged writes because the standby is synchronous:
 a cut-off old primary cannot acknowledge a commit that the new primary lacks.
 
-Needs Debian's postgresql-15-auto-failover and pg-auto-failover-cli (and iptables for
+Needs Debian's postgresql-NN-auto-failover and pg-auto-failover-cli (and iptables for
 partitions); runs as root (it creates the node users and the firewall rules).
 """
+import glob
 import os
 import pwd
 import shutil
@@ -25,7 +26,8 @@ import socket
 import subprocess
 import time
 
-BIN = "/usr/lib/postgresql/15/bin"
+# Debian's newest PostgreSQL, the one its pg_auto_failover package is built for.
+BIN = (sorted(glob.glob("/usr/lib/postgresql/*/bin"), key=lambda path: int(path.split("/")[-2])) or ["/usr/lib/postgresql/15/bin"])[-1]
 USERS = ("navprefs-pgaf1", "navprefs-pgaf2")
 # Monitor settings (milliseconds); see the module's docstring for why.
 MONITOR_SETTINGS = {
