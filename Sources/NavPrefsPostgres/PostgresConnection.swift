@@ -39,8 +39,10 @@ final class PostgresConnection {
     /// Related libpq documentation: <https://www.postgresql.org/docs/current/libpq-connect.html>
     ///
     /// With `readOnly`, every transaction of the connection is read-only (the server refuses
-    /// writes), for commands that must not change the database.
-    init(url: String, applicationName: String = "navprefs", connectTimeoutSeconds: Int = 5, readOnly: Bool = false) throws(PostgresError) {
+    /// writes), for commands that must not change the database. `sessionAttributes` replaces
+    /// the URL's `target_session_attrs` (`prefer-standby` for reads while the primary is away).
+    init(url: String, applicationName: String = "navprefs", connectTimeoutSeconds: Int = 5, readOnly: Bool = false,
+         sessionAttributes: String? = nil) throws(PostgresError) {
         var parameters: [(String, String)] = [
             ("connect_timeout", String(connectTimeoutSeconds)),
             ("application_name", applicationName),
@@ -52,6 +54,8 @@ final class PostgresConnection {
         ]
         if readOnly { parameters.append(("options", "-c default_transaction_read_only=on")) }
         parameters.append(("dbname", url))  // expanded (expand_dbname = 1): the URL's own parameters come last and win
+        // After the URL, so it wins over the URL's own.
+        if let sessionAttributes { parameters.append(("target_session_attrs", sessionAttributes)) }
         let connection: OpaquePointer? = Self.withCStrings(parameters.map(\.0)) { keywords in
             Self.withCStrings(parameters.map(\.1)) { values in PQconnectdbParams(keywords, values, 1) }
         }

@@ -1,0 +1,46 @@
+public import NavPrefsCore
+public import NavPrefsStore
+
+/// Reads while the primary is away (a failover, a partition): they run again on a standby.
+///
+/// Why: promoting a standby takes seconds, and during them every instance would answer every
+/// read 503 though a synchronous standby holds every acknowledged write. Its answers carry
+/// their versions as always; one may be a few milliseconds older than the newest commit (the
+/// standby has the commit on disk before the primary acknowledges it, and applies it just
+/// after), which a version-aware client can tell. Only reads fall back, never a write, and
+/// never what keeps event streams gapless (the log's bounds and replays, which the sequencer
+/// pairs with the primary's notifications) nor the readiness ping, which must say that writes
+/// are not served.
+///
+/// The standby pool's connections use `target_session_attrs=prefer-standby` on the same hosts:
+/// a standby if one answers, else whichever node does. They are opened only when first needed.
+extension PostgresStore {
+    /// Threads (and connections, once used) for reads on a standby.
+    static let standbyPoolSize = 2
+
+    func readFallingBack<Value: Sendable>(snapshot: Bool, _ body: @escaping @Sendable (any StoreTransaction) throws -> Value)
+        async throws(StoreError) -> Value {
+        do {
+            return try await readOnPrimary(snapshot: snapshot, body)
+        } catch {
+            guard case .unavailable = error, options.access.background else { throw error }
+            do {
+                return try await readOnPrimary(snapshot: snapshot, on: standbyPool, body)
+            } catch {
+                throw error
+            }
+        }
+    }
+
+    public func events(of profile: ProfileName, after id: Int64, limit: Int) async throws(StoreError) -> [LoggedEvent] {
+        try await readOnPrimary(snapshot: false) { transaction in
+            try transaction.rows(.eventsAfter, .text(profile.rawValue), .integer(id), .integer(Int64(limit))).map { row in
+                try Steps.loggedEvent(row, of: profile)
+            }
+        }
+    }
+
+    public func ping() async throws(StoreError) {
+        _ = try await readOnPrimary(snapshot: false) { transaction in try transaction.rows(.ping) }
+    }
+}
