@@ -8,7 +8,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
-def start(directory, upstream_ports, front_port):
+def start(directory, upstream_ports, front_port, workers=1):
     """Starts nginx on 127.0.0.1:front_port; returns its process once it answers /healthz."""
     config = open(os.path.join(ROOT, "deploy/nginx-navprefs.conf")).read()
     servers = "".join(f"    server 127.0.0.1:{port} max_fails=1 fail_timeout=5s;\n" for port in upstream_ports)
@@ -21,7 +21,7 @@ def start(directory, upstream_ports, front_port):
         f.write(f"""daemon off;
 pid {directory}/nginx.pid;
 error_log {directory}/nginx-error.log warn;
-worker_processes 1;
+worker_processes {workers};
 events {{ worker_connections 1024; }}
 http {{
     access_log off;
