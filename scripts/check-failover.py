@@ -173,6 +173,7 @@ class Load:
         self.writes = []  # (sent, answered, status)
         self.reads = []
         self.bad = []  # answers that are neither 2xx nor 503 with Retry-After
+        self.ready = []  # (status, body) of /readyz
 
     def writer(self, index):
         rng = random.Random(self.seed * 1000 + index)
@@ -197,6 +198,15 @@ class Load:
                     with self.lock:
                         self.bad.append(f"POST {profile} {status} {body[:200]!r}")
                 time.sleep(0.2 if status else 0.1)
+
+    def readiness(self, ports):
+        """/readyz of each instance, every 0.2 s: 200 ready or degraded, never 503, never silent."""
+        while not self.stop_reads.is_set():
+            for port in ports:
+                status, _, body = request(port, "GET", "/readyz", timeout=5)
+                with self.lock:
+                    self.ready.append((status, body.strip()))
+            time.sleep(0.2)
 
     def reader(self, index):
         rng = random.Random(self.seed * 1000 + 500 + index)
@@ -269,6 +279,7 @@ def run_round(formation, ports, front, kind, seed, number):
             subscribers.append(Subscriber(port, profile, int(state.get("lastEventId", 0))))
     threads = [threading.Thread(target=load.writer, args=(i,)) for i in range(WRITERS)]
     threads += [threading.Thread(target=load.reader, args=(i,)) for i in range(READERS)]
+    threads.append(threading.Thread(target=load.readiness, args=(ports,)))
     for thread in subscribers + threads:
         thread.start()
     primary = formation.primary()
@@ -344,6 +355,10 @@ def run_round(formation, ports, front, kind, seed, number):
     for line in load.bad[:5]:
         print(f"failover:   bad answer: {line}", flush=True)
     name = f"round {number} {kind} (seed {seed})"
+    degraded = sum(1 for status, body in load.ready if body == b'{"status":"degraded"}')
+    steady = all(status == 200 and body in (b'{"status":"ready"}', b'{"status":"degraded"}') for status, body in load.ready)
+    print(f"failover:   /readyz: {len(load.ready)} answers, {degraded} degraded, "
+          f"others: {sorted(set(s for s, b in load.ready if s != 200))}", flush=True)
     return {
         f"{name}: 0 acknowledged writes lost ({lost})": lost == 0,
         f"{name}: 0 writes applied twice ({twice})": twice == 0,
@@ -352,6 +367,7 @@ def run_round(formation, ports, front, kind, seed, number):
         f"{name}: writes succeed again within 10 s ({took:.1f} s)": took <= 10,
         f"{name}: reads sent during the outage answered 200: {answered}/{len(window)} (at least 99 %)": answered >= 0.99 * len(window),
         f"{name}: event ids unique and increasing in the log": all(results.get("ids", [False])),
+        f"{name}: /readyz answered 200 ready or degraded throughout ({degraded} degraded)": steady and load.ready != [],
         f"{name}: every stream got each event once, no gap without reset": all(not p for *_, p in results["streams"]),
         # wait_healthy above returned: one primary, one secondary.
         (f"{name}: the standby took over and the old primary is its standby now" if kind != "postmaster" else
