@@ -18,17 +18,24 @@ extension PostgresStore {
     /// Threads (and connections, once used) for reads on a standby.
     static let standbyPoolSize = 2
 
+    /// On the primary; on a standby when the primary's reads are stuck (``PrimaryReadWatch``)
+    /// or once the primary answered ``StoreError/unavailable(reason:)``. A standby's refusal
+    /// (any error, also one of `body`'s own: it may lag a commit) sends the read to the primary,
+    /// whose answer is the one that counts.
     func readFallingBack<Value: Sendable>(snapshot: Bool, _ body: @escaping @Sendable (any StoreTransaction) throws -> Value)
         async throws(StoreError) -> Value {
+        guard options.access.background else { return try await readOnPrimary(snapshot: snapshot, body) }
+        if primaryReads.isStalled, let value = try? await readOnPrimary(snapshot: snapshot, on: standbyPool, body) {
+            return value
+        }
+        primaryReads.begin()
+        defer { primaryReads.end() }
         do {
             return try await readOnPrimary(snapshot: snapshot, body)
         } catch {
-            guard case .unavailable = error, options.access.background else { throw error }
-            do {
-                return try await readOnPrimary(snapshot: snapshot, on: standbyPool, body)
-            } catch {
-                throw error
-            }
+            guard case .unavailable = error else { throw error }
+            guard let value = try? await readOnPrimary(snapshot: snapshot, on: standbyPool, body) else { throw error }
+            return value
         }
     }
 

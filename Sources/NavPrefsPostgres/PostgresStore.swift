@@ -44,6 +44,7 @@ public final class PostgresStore: TransactionalStore {
     let pool = PostgresPool()
     /// Reads while the primary cannot serve them (see ``read(snapshot:_:)``).
     let standbyPool = PostgresPool()
+    let primaryReads = PrimaryReadWatch()
     let listener: PostgresListener
     let sequencer: EventSequencer
     /// Profiles this instance logged events for since the last pruning (their log may be too long).
