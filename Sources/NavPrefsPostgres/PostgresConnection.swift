@@ -26,9 +26,9 @@ final class PostgresConnection {
     /// The defaults below come before the URL, so a parameter the URL sets wins (libpq uses the
     /// last value of a repeated keyword). They bound how long a call can hang on a server that
     /// vanished without closing the socket (a machine that died, a network partition): 5 s to
-    /// connect; data sent and not acknowledged for 5 s (`tcp_user_timeout`) ends the connection;
-    /// and an answer awaited on a silent socket ends it after about 5 s too, since keepalive
-    /// probes start after 4 s of silence and the user timeout then cuts them short. Why so short:
+    /// connect; data sent and not acknowledged for 3 s (`tcp_user_timeout`) ends the connection;
+    /// and an answer awaited on a silent socket ends it after about 3 s too, since keepalive
+    /// probes start after 2 s of silence and the user timeout then cuts them short. Why so short:
     /// a failover manager promotes the standby within seconds, and a call stuck on the old primary
     /// holds a pool thread (and its caller) until the socket gives up; no store call is silent
     /// that long while the server lives (the probes are answered by the peer's kernel).
@@ -47,10 +47,10 @@ final class PostgresConnection {
             ("connect_timeout", String(connectTimeoutSeconds)),
             ("application_name", applicationName),
             ("keepalives", "1"),
-            ("keepalives_idle", "4"),
+            ("keepalives_idle", "2"),
             ("keepalives_interval", "1"),
             ("keepalives_count", "3"),
-            ("tcp_user_timeout", "5000"),
+            ("tcp_user_timeout", "3000"),
         ]
         if readOnly { parameters.append(("options", "-c default_transaction_read_only=on")) }
         parameters.append(("dbname", url))  // expanded (expand_dbname = 1): the URL's own parameters come last and win

@@ -4,7 +4,7 @@ import Synchronization
 /// Whether the primary's reads are stuck: some are in flight and none has finished for a while.
 ///
 /// Why: when the primary's machine vanishes without closing its sockets (a partition, a power
-/// loss), a call on its connections waits until TCP gives up, about 5 s (see
+/// loss), a call on its connections waits until TCP gives up, about 3 s (see
 /// ``PostgresConnection``), and every read queued behind it waits as long. Reads that arrive
 /// meanwhile go to a standby at once instead (``PostgresStore/readFallingBack(snapshot:_:)``).
 /// Two atomic operations per read; no timer.
