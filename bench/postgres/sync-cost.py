@@ -2,7 +2,8 @@
 """What synchronous replication costs per write: increments (wrk -t1 -c16, 64 profiles round
 robin, bench/postgres/increment.lua) against one navprefs on a single PostgreSQL and one on the
 primary of a pg_auto_failover formation whose standby is synchronous (scripts/lib/
-pg_auto_failover.py), interleaved in every repetition, medians reported. Both clusters keep
+pg_auto_failover.py), and on that primary again with the standby taken out of the write quorum
+(asynchronous: same cluster, same settings), interleaved in every repetition, medians reported. Both clusters keep
 fsync and synchronous_commit on (durable), both run on this machine.
 
 Usage: sync-cost.py NAVPREFS_BINARY [REPS=3] [DUR=5] [C=16]      (as root)
@@ -62,13 +63,30 @@ def main():
         a, port_single = start_navprefs(binary, single_url, directory, "single")
         b, port_sync = start_navprefs(binary, formation.url, directory, "sync")
         processes = [a, b]
-        targets = {"single PostgreSQL": port_single, "primary + synchronous standby": port_sync}
+        standby = formation.standby()
+
+        def quorum(on):
+            """The standby in the write quorum (synchronous) or out of it (asynchronous): the same
+            cluster and settings, so the difference is the synchronous wait alone."""
+            standby.autoctl("set", "node", "replication-quorum", "true" if on else "false")
+            wanted = "''" if not on else "ANY"
+            formation.wait(lambda: (formation.sql("SHOW synchronous_standby_names", port=primary.port, dbname="postgres") or "''")
+                           .startswith(wanted) or (not on and formation.sql("SHOW synchronous_standby_names", port=primary.port,
+                                                                                  dbname="postgres") == ""), 60,
+                           f"synchronous_standby_names {'set' if on else 'empty'}")
+
+        targets = {"single PostgreSQL": port_single, "primary + synchronous standby": port_sync,
+                   "the same primary, standby asynchronous": port_sync}
         results = {name: [] for name in targets}
         for name, port in targets.items():  # warm-up: connections, prepared statements, profiles
             wrk(port, "warm", connections, 1)
         for rep in range(reps):
             for name, port in targets.items():
+                if name.startswith("the same primary"):
+                    quorum(False)
                 results[name].append(wrk(port, f"r{rep}-", connections, seconds))
+                if name.startswith("the same primary"):
+                    quorum(True)
         load = open("/proc/loadavg").read().split()[:3]
         print(f"sync-cost: wrk -t1 -c{connections} -d{seconds}s, {reps} repetitions interleaved, medians; "
               f"formation primary: synchronous_standby_names = {standby_names!r}, synchronous_commit = {commit}; "
@@ -82,7 +100,9 @@ def main():
             each = ", ".join(f"{run['p50']:.2f}" for run in runs)
             print(f"| {name} | {m['rps']:,.0f} | {m['p50']:.2f} (runs: {each}) | {m['p99']:.1f} | {m['errors']:.0f} |")
         ratio = medians["primary + synchronous standby"]["p50"] / medians["single PostgreSQL"]["p50"]
-        print(f"sync-cost: p50 latency with the synchronous standby = {ratio:.2f} x the single PostgreSQL's (goal: at most 2 x)")
+        same = medians["primary + synchronous standby"]["p50"] / medians["the same primary, standby asynchronous"]["p50"]
+        print(f"sync-cost: p50 latency with the synchronous standby = {ratio:.2f} x the single PostgreSQL's, "
+              f"{same:.2f} x the same primary's with the standby asynchronous (goal: at most 2 x)")
     finally:
         for process in processes:
             process.terminate()

@@ -64,7 +64,7 @@ class Node:
 
     def autoctl(self, *arguments, check=True, timeout=120):
         command = ["runuser", "-u", self.user, "--", "pg_autoctl", *arguments, "--pgdata", self.pgdata]
-        result = subprocess.run(command, env=self.env(), capture_output=True, text=True, timeout=timeout)
+        result = subprocess.run(command, env=self.env(), capture_output=True, text=True, errors="replace", timeout=timeout)
         if check and result.returncode != 0:
             raise RuntimeError(f"{' '.join(arguments)} on {self.name}: {result.stdout}{result.stderr}")
         return result.stdout
