@@ -2,8 +2,9 @@
 """Scale-out as if each instance had a machine of its own: 1, 2 and 3 navprefs instances on one
 PostgreSQL, each instance in a cgroup (v1 `cpu` controller) of its own limited to QUOTA of a
 core (`cpu.cfs_quota_us` / `cpu.cfs_period_us`), PostgreSQL and nginx unlimited, behind nginx
-with the shipped deploy/nginx-navprefs.conf (one front per instance count, all running at
-once, so the counts are interleaved in every repetition). Loads, wrk -t1 -cC:
+with the shipped deploy/nginx-navprefs.conf. Only the instances of the count being measured
+run (an idle instance's listener would read every write's events too); the counts are
+interleaved in every repetition. Loads, wrk -t1 -cC:
   increments  POST .../counter/increment {"by":1} over 64 profiles (increment.lua)
   GETs        GET .../counter over the same 64 profiles (get-spread.lua)
 plus, for where PostgreSQL saturates, the increments through 3 instances without quota.
@@ -85,42 +86,49 @@ def main():
     exports = dict(re.findall(r"(\w+)='([^']*)'", cluster.stdout))
     url = exports["NAVPREFS_TEST_POSTGRES_URL"]
     processes, groups = [], []
-    try:
-        ports = []
-        for index in range(3):
-            process, port = start_navprefs(binary, url, directory, f"instance-{index}")
-            groups.append(limit(process.pid, f"navprefs-bench-{index}", quota))
-            processes.append(process)
-            ports.append(port)
-        unlimited = []
-        for index in range(3):
-            process, port = start_navprefs(binary, url, directory, f"unlimited-{index}")
-            processes.append(process)
-            unlimited.append(port)
-        fronts = {}
-        for count in (1, 2, 3):
-            sub = os.path.join(directory, f"nginx-{count}")
-            os.makedirs(sub)
-            fronts[count] = free_port()
-            processes.append(nginx_front.start(sub, ports[:count], fronts[count], workers=2))
-        sub = os.path.join(directory, "nginx-unlimited")
-        os.makedirs(sub)
-        fronts["3 without quota"] = free_port()
-        processes.append(nginx_front.start(sub, unlimited, fronts["3 without quota"], workers=2))
-        for front in fronts.values():  # warm-up, and the profiles the GETs read
-            wrk(front, "increment.lua", "s", connections, 1)
-        loads = [("increments", "increment.lua"), ("GETs", "get-spread.lua")]
-        results = {}
-        for rep in range(reps):
+    counts = [1, 2, 3, "3 without quota"]
+    loads = [("increments", "increment.lua"), ("GETs", "get-spread.lua")]
+    results, throttling = {}, {}
+
+    def run_set(count, rep):
+        """Starts the instances of `count` (and only them: an idle instance's listener reads
+        every write's events too) behind their nginx, runs both loads, stops them."""
+        number = 3 if isinstance(count, str) else count
+        started, ports, mine = [], [], []
+        try:
+            for index in range(number):
+                process, port = start_navprefs(binary, url, directory, f"r{rep}-{count}-{index}".replace(" ", "_"))
+                started.append(process)
+                ports.append(port)
+                if not isinstance(count, str):
+                    mine.append(limit(process.pid, f"navprefs-bench-{index}", quota))
+            sub = tempfile.mkdtemp(dir=directory)
+            front = free_port()
+            started.append(nginx_front.start(sub, ports, front, workers=2))
+            before = [throttled(group) for group in mine]
+            wrk(front, "increment.lua", "s", connections, 1)  # warm-up: connections, statements
             for load, script in loads:
-                for count, front in fronts.items():
-                    if load == "GETs" and count == "3 without quota":
-                        continue
-                    results.setdefault((load, count), []).append(wrk(front, script, "s", connections, seconds))
+                if load == "GETs" and isinstance(count, str):
+                    continue
+                results.setdefault((load, count), []).append(wrk(front, script, "s", connections, seconds))
+            throttling.setdefault(count, []).append([throttled(g) - b for g, b in zip(mine, before)])
+        finally:
+            for process in started:
+                process.terminate()
+                try:
+                    process.wait(15)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+            groups.extend(group for group in mine if group not in groups)
+
+    try:
+        for rep in range(reps):
+            for count in counts:
+                run_set(count, rep)
         average = open("/proc/loadavg").read().split()[:3]
         print(f"scale-out: wrk -t1 -c{connections} -d{seconds}s, {reps} repetitions interleaved, medians; "
               f"each instance limited to {quota} of a core (cgroup v1 cpu.cfs_quota_us), PostgreSQL and nginx unlimited; "
-              f"throttled periods per instance: {[throttled(group) for group in groups]}; load average at the end {' '.join(average)}")
+              f"throttled 100 ms periods per instance and run: {throttling}; load average at the end {' '.join(average)}")
         print("| load | instances | req/s (runs) | × 1 instance | p50 ms | errors |")
         print("|---|---|---:|---:|---:|---:|")
         for load, _ in loads:
