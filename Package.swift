@@ -1,6 +1,6 @@
 // swift-tools-version: 6.2
 // NavPrefs: UserDefaults, NotificationCenter and UINavigationController semantics as an HTTP service.
-// Layers (README.md, "Architecture"): navprefs -> NavPrefsApp -> {NavPrefsHTTPAPI, NavPrefsSQLite, NavPrefsPostgres};
+// Layers (docs/how-it-is-built.md): navprefs -> NavPrefsApp -> {NavPrefsHTTPAPI, NavPrefsSQLite, NavPrefsPostgres};
 // NavPrefsHTTPAPI -> {NavPrefsStore, MicroHTTPServer, NavPrefsCrypto}; stores -> NavPrefsStore -> NavPrefsJSON -> NavPrefsCore.
 // C libraries come from Debian through systemLibrary targets; each is imported by exactly one Swift target,
 // and NavPrefsCore imports none.
@@ -37,12 +37,19 @@ let package = Package(
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]
         ),
+        // OpenSSL for the client's own HTTP/1.1 reader on Linux (https), apart from CCrypto: each
+        // C module has exactly one importing target, and the client shares nothing with the server.
+        .systemLibrary(
+            name: "CClientTLS",
+            pkgConfig: "libssl",
+            providers: [.apt(["libssl-dev"])]
+        ),
         .systemLibrary(
             name: "CJansson",
             pkgConfig: "jansson",
             providers: [.apt(["libjansson-dev"])]
         ),
-        // The layers (README.md draws them). Every C module is a dependency of exactly one Swift
+        // The layers (docs/how-it-is-built.md draws them). Every C module is a dependency of exactly one Swift
         // target, so a store change cannot reach into HTTP and the HTTP layer cannot name a store kind.
         .target(name: "MicroHTTPServer", dependencies: ["CMicroHTTPD"]),
         .target(name: "NavPrefsCore"),
@@ -51,7 +58,7 @@ let package = Package(
         .target(name: "NavPrefsStore", dependencies: ["NavPrefsCore", "NavPrefsJSON"]),
         .target(name: "NavPrefsSQLite", dependencies: ["NavPrefsStore", "NavPrefsCore", "NavPrefsJSON", "CSQLite"]),
         .target(name: "NavPrefsPostgres", dependencies: ["NavPrefsStore", "NavPrefsCore", "NavPrefsJSON", "CPostgres"]),
-        // The web console (README, "Console"): the files under Sources/NavPrefsConsole/Assets and
+        // The web console (docs/console.md): the files under Sources/NavPrefsConsole/Assets and
         // the contract (openapi.yaml, openapi.json), compiled into the binary at build time by the
         // EmbedConsoleAssets plugin and its tool, so nothing ships beside the binary.
         .executableTarget(name: "ConsoleAssetEmbedder"),
@@ -67,9 +74,11 @@ let package = Package(
         ),
         .executableTarget(name: "navprefs", dependencies: ["NavPrefsApp"]),
 
-        // The Swift client: Foundation only (FoundationNetworking on Linux), none of the
-        // server's targets or C modules, so the same source builds for Apple platforms.
-        .target(name: "NavPrefsClient"),
+        // The Swift client: Foundation and Observation, none of the server's targets or C modules,
+        // so the same source builds for Apple platforms. On Linux it reads HTTP itself, over
+        // sockets and OpenSSL (CClientTLS), because swift-corelibs-foundation's URLSession keeps a
+        // core busy while an event stream idles (README, "Swift client"; docs/swift-client.md).
+        .target(name: "NavPrefsClient", dependencies: [.target(name: "CClientTLS", condition: .when(platforms: [.linux]))]),
         // Its command-line example: get, set, watch. A second executable, so that the server
         // binary links no URLSession (libcurl on Linux) and the client none of the server.
         .executableTarget(name: "navprefs-client", dependencies: ["NavPrefsClient"]),

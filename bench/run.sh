@@ -17,6 +17,8 @@
 #   DUR=10 REPS=5 bash bench/run.sh
 #   GROUPS_RUN="GET" CONNS=64 bash bench/run.sh
 #   OUT=/tmp/somewhere bash bench/run.sh    # keep the results there (default: a new /tmp dir)
+#   BASELINE=/path/to/older/navprefs bash bench/run.sh   # adds target `before`: that binary,
+#                                           # interleaved with the others (a before/after table)
 #
 # Writes $OUT/results.tsv (one row per wrk run), $OUT/summary.md (the tables), server logs.
 set -uo pipefail
@@ -56,6 +58,13 @@ declare -A SERVER_CMD=(
   [navprefs-normal-quiet]="$NAVPREFS --host 127.0.0.1 --port @PORT@ --database sqlite:@DB@ --sqlite-synchronous normal --log-level warning"
 )
 SERVER_ORDER="c-full c-normal navprefs-full navprefs-normal navprefs-full-quiet navprefs-normal-quiet"
+BASELINE=${BASELINE:-}
+if [ -n "$BASELINE" ]; then
+  [ -x "$BASELINE" ] || die "BASELINE=$BASELINE is not an executable"
+  SERVER_CMD[before-full]="$BASELINE --host 127.0.0.1 --port @PORT@ --database sqlite:@DB@ --sqlite-synchronous full"
+  SERVER_CMD[before-normal]="$BASELINE --host 127.0.0.1 --port @PORT@ --database sqlite:@DB@ --sqlite-synchronous normal"
+  SERVER_ORDER+=" before-full before-normal"
+fi
 
 GET_PATH=/v1/profiles/bench/counter
 POST_PATH=/v1/profiles/bench/counter/increment
@@ -70,6 +79,13 @@ for g in $GROUPS_RUN; do
                          "POST-normal|navprefs-quiet|navprefs-normal-quiet|POST") ;;
     *) die "unknown group $g (GET, POST-full, POST-normal)" ;;
   esac
+  if [ -n "$BASELINE" ]; then
+    case $g in
+      GET) CELLS+=("GET|before|before-full|GET") ;;
+      POST-full) CELLS+=("POST-full|before|before-full|POST") ;;
+      POST-normal) CELLS+=("POST-normal|before|before-normal|POST") ;;
+    esac
+  fi
 done
 needed=" $(for cell in "${CELLS[@]}"; do IFS='|' read -r _ _ s _ <<<"$cell"; echo "$s"; done | sort -u | tr '\n' ' ')"
 

@@ -15,7 +15,7 @@ import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 # Modules of the toolchain every target may import.
-TOOLCHAIN = {"Foundation", "FoundationNetworking", "FoundationEssentials", "Dispatch", "Glibc", "Synchronization",
+TOOLCHAIN = {"Foundation", "FoundationNetworking", "FoundationEssentials", "Dispatch", "Glibc", "Synchronization", "Observation",
              "Testing", "XCTest", "PackageDescription", "PackagePlugin"}
 # What the pure core may import: nothing that is C underneath (Foundation on Linux is CoreFoundation).
 CORE_ALLOWED = {"Synchronization"}

@@ -4,7 +4,7 @@
 Starts the navprefs binary given as the first argument on an ephemeral loopback port, makes
 a few requests (a write, a read, a 404, an event stream), then fetches /metrics and checks
 that `promtool check metrics` accepts it without a warning and that prometheus_client parses
-every family the README lists, with the samples those requests must have produced.
+every family docs/operations.md lists, with the samples those requests must have produced.
 Prints one line per check and `metrics: N passed, N failed`; exits 0 only if all pass.
 Needs Debian's `prometheus` (promtool) and PyPI's `prometheus_client`.
 """

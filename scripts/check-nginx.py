@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Runs deploy/nginx-navprefs.conf for real: two navprefs instances on one PostgreSQL database
-behind nginx (Debian's), and checks what README promises of it: writes through nginx land on
+behind nginx (Debian's), and checks what docs/several-instances.md promises of it: writes through nginx land on
 both instances and add up; an event stream through nginx gets a refresh made through either
 instance at once (nginx does not buffer it); a stopped instance is skipped, no request fails.
 

@@ -18,6 +18,13 @@ checks what a person would see:
 - the API reference page lists every operation of openapi.yaml;
 - with tokens: the console asks for one, keeps it in sessionStorage, goes live with a stream
   token, and says 404 and 403 plainly.
+- for someone who never read the seed apps (issue 24, scripts/lib/console_newcomer.py): one drag
+  of the font slider is one write, so one `refresh` event on the profile's stream; at the
+  largest size (40 pt) no screen cuts off its last label (the phones grow); no
+  control is drawn empty (buttons without words, the "Pop to" menu at the root, a back button
+  without a title); a new session is titled "Home", not "home › home"; every rule of the bar
+  comes in words with the API's name beside it; "XZ" is explained; versions say they are the
+  profile's event numbers.
 
 Screenshots of the profile and session pages go to the directory given as the second argument
 (default .build/console-screenshots); scripts/console-screenshots.sh copies them into docs/.
@@ -47,6 +54,7 @@ from selenium.webdriver.support.ui import WebDriverWait
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts" / "lib"))
 from navprefs_checks import report, start_service, stop_service  # noqa: E402
+from console_newcomer import EventCounter, drag_slider, empty_controls, rules_in_words, screens_layout  # noqa: E402
 
 WAIT = 5          # seconds any one thing may take to show
 BUDGET = 150      # seconds for the whole run, however it goes
@@ -170,12 +178,26 @@ def profile_page(checks, a, b, api, base, shots):
     checks["moving the slider in one window resizes the other window's text within a second"] = bool(changed) and elapsed < 1.0
     # Keys to the focused slider, as a person presses them (WebDriver's element send-keys would
     # set a range input's value as text instead).
-    ActionChains(a).send_keys(Keys.ARROW_LEFT * 2).perform()  # slider 8 → 6: 25 → 23 pt
-    settled = wait_for(b, lambda d: font_size(d) == "23px", 2)
+    counter = EventCounter(api.port, "ana")
+    try:
+        time.sleep(0.3)
+        ActionChains(a).send_keys(Keys.ARROW_LEFT * 2).perform()  # slider 8 → 6: 25 → 23 pt
+        settled = wait_for(b, lambda d: font_size(d) == "23px", 2)
+        time.sleep(0.5)  # room for a late second write
+        refreshes = counter.count("refresh")
+    finally:
+        counter.close()
     status, font = api.call("GET", "/v1/profiles/ana/font")
-    print(f"after two steps left: {font_size(a)} here, {font_size(b)} there; the API: {font}")
+    print(f"after two steps left: {font_size(a)} here, {font_size(b)} there; the API: {font}; {refreshes} refresh event(s)")
     checks["the slider rounds as the app does; both windows and the API agree on 23 pt"] = (
         bool(settled) and font_size(a) == "23px" and font["effectiveFontSize"] == 23 and font["sliderValue"] == 6)
+    checks["two quick key presses on the slider are one gesture: one refresh event"] = refreshes == 1
+    one_gesture_one_event(checks, a, b, api)
+    largest_font(checks, a, b, api)
+    checks["no control on the profile page is drawn empty; the counter's back button has a title"] = no_empty_controls(a, "profile") and (
+        text_of(a, "counter-back-title") == "Back")
+    checks["versions are labelled as the profile's event numbers"] = (
+        (text_of(a, "preferences-version") or "").startswith("as of event #") and "event #" in (text_of(a, "counter-meta") or ""))
 
     a.find_element(By.ID, "new-key").send_keys("theme")
     a.find_element(By.ID, "new-value").send_keys("dark" + Keys.ENTER)
@@ -195,6 +217,50 @@ def profile_page(checks, a, b, api, base, shots):
         {"counter", "refresh", "preference"} <= types and int(tail[0].get_attribute("data-id")) > int(tail[-1].get_attribute("data-id")))
     checks["the profile page runs without a policy violation"] = violations(a) == "0" and violations(b) == "0"
     screenshot(a, shots / "console-profile.png")
+
+
+def one_gesture_one_event(checks, a, b, api):
+    """A drag over several values is one gesture: one PUT, so one `refresh` event on the
+    profile's stream (each device posts doRefreshNotification once), however many values the
+    thumb crossed on the way."""
+    counter = EventCounter(api.port, "ana")
+    try:
+        time.sleep(0.3)  # the stream is open before the gesture starts
+        drag_slider(a, "font-slider")
+        time.sleep(1.5)  # room for a second, late write to show up
+        refreshes = counter.count("refresh")
+    finally:
+        counter.close()
+    status, font = api.call("GET", "/v1/profiles/ana/font")
+    size = f"{int(font['effectiveFontSize'])}px"
+    followed = all(wait_for(window, lambda d: font_size(d) == size, 2) for window in (a, b))
+    print(f"one drag of the slider: {refreshes} refresh event(s) on the stream; the API: {font}; "
+          f"the windows: {font_size(a)}, {font_size(b)}")
+    checks["one drag of the font slider is one write: one refresh event on the stream, and both windows show it"] = (
+        refreshes == 1 and status == 200 and font["sliderValue"] != 6 and followed)
+
+
+def largest_font(checks, a, b, api):
+    """At 40 pt the labels outgrow a phone: the phones grow, and on each screen the last line
+    ends above the home indicator, no word wider than the screen."""
+    api.call("PUT", "/v1/profiles/ana/font", {"sliderValue": 23})
+    wait_for(a, lambda d: font_size(d) == "40px", 3)
+    time.sleep(0.3)  # the labels' size transition
+    layout = screens_layout(a)
+    for screen in layout:
+        print(f"at 40 pt: {screen}")
+    checks["at the largest size no screen cuts off its last label (font, list, counter)"] = len(layout) == 3 and all(
+        screen["lastBottom"] <= screen["indicatorTop"] and screen["overflowX"] <= 0 and screen["scrolled"] <= 0
+        for screen in layout) and any(screen["fontSize"] == "40px" for screen in layout)
+    api.call("PUT", "/v1/profiles/ana/font", {"sliderValue": 6})
+    wait_for(b, lambda d: font_size(d) == "23px", 3)
+
+
+def no_empty_controls(driver, page):
+    empty = empty_controls(driver)
+    for line in empty:
+        print(f"empty control on the {page} page: {line}")
+    return not empty
 
 
 def restart(checks, a, b, api, server):
@@ -219,6 +285,12 @@ def session_page(checks, a, b, api, base, shots):
     click(a, "new-session-button")
     checks["a new session shows its root, Home"] = bool(wait_for(a, lambda d: text_of(d, "bar-title") == "Home"))
     session = wait_for(a, lambda d: "session=" in d.current_url and d.current_url.split("session=")[1])
+    print(f"a new session's title: {text_of(a, 'session-title')!r}; pop to: {text_of(a, 'pop-to-none')!r}")
+    checks["a new session is titled by its one screen (Home), not “home › home”"] = text_of(a, "session-title") == "Home"
+    checks["at the root no control is drawn empty (no empty “Pop to” menu: a sentence instead)"] = (
+        no_empty_controls(a, "session") and a.find_element(By.ID, "pop-to-none").is_displayed()
+        and not a.find_element(By.ID, "pop-to-select").is_displayed())
+    checks["“XZ” is said in words beside its button"] = "swipe" in (text_of(a, "xz-note") or "")
     b.get(f"{base}/console/session.html?profile=nav&session={session}")
     live(b)
 
@@ -243,6 +315,14 @@ def session_page(checks, a, b, api, base, shots):
     checks["the other window follows the pushes within a second"] = bool(
         wait_for(b, lambda d: text_of(d, "bar-title") == "Detail", 1.0))
     checks["the session page draws one phone per screen"] = len(a.find_elements(By.CSS_SELECTOR, "#stack-row .phone")) == 3
+    rules = rules_in_words(a)
+    for name, plain, code in rules:
+        print(f"the bar, and why: {name}: {plain} [{code}]")
+    checks["every rule of the bar is said in words, the API's name beside it"] = len(rules) >= 8 and all(
+        plain and plain != code and not plain.startswith(("rule ", "none ·")) for _, plain, code in rules) and any(
+        name == "if it does not fit" for name, _, _ in rules)
+    checks["three screens deep, no control is drawn empty"] = no_empty_controls(a, "session") and (
+        text_of(a, "session-title") == "Home › Settings › Detail")
     screenshot(a, shots / "console-session.png")
 
     click(a, "pop-button")

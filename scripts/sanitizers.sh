@@ -17,7 +17,7 @@
 # NavPrefsEndToEndTests (the real binary, mostly waiting on child processes and timers; its
 # memory and thread behaviour is the same code MicroHTTPServerTests and NavPrefsHTTPAPITests run
 # in-process) and FoundationFidelityTests (typed reads compared with Foundation over thousands of
-# values: semantics, at 95 s under ASan); README ("Sanitizers") has the times behind that choice.
+# values: semantics, at 95 s under ASan); docs/testing.md ("Sanitizers") has the times behind that choice.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"

@@ -6,7 +6,9 @@ import PackagePlugin
 /// package's contract, `openapi.yaml` and `openapi.json`, become one generated Swift source.
 /// Built into the binary, they need no install step: the container, `scripts/serve` and a fresh
 /// clone serve the console the sources describe. The files are the command's inputs, so an edit
-/// of any of them rebuilds it, and only then.
+/// of any of them rebuilds it. SwiftPM also re-runs it when it relinks the tool (it does so
+/// whenever `swift build` runs in a different environment), so the tool leaves an unchanged
+/// output untouched, and scripts/serve builds in a fixed environment (scripts/lib/build.sh).
 @main
 struct EmbedConsoleAssets: BuildToolPlugin {
     func createBuildCommands(context: PluginContext, target: any Target) throws -> [Command] {

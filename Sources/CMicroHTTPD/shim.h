@@ -11,6 +11,7 @@
 #include <sys/syscall.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/ioctl.h>
 
 /* Swift cannot call C variadics (MHD_start_daemon, MHD_get_*_info): these non-variadic
    wrappers are the only reason this file has code. Related documentation:
@@ -86,6 +87,33 @@ static inline int cmhd_response_unframed(struct MHD_Response *response)
 static inline ssize_t cmhd_send_nonblocking(int fd, const void *bytes, size_t count)
 {
     return send(fd, bytes, count, MSG_DONTWAIT | MSG_NOSIGNAL);
+}
+
+/* Values libmicrohttpd keeps for the current request (header fields, cookies, query arguments):
+   one pool record each. */
+static inline int cmhd_value_count(struct MHD_Connection *connection)
+{
+    return MHD_get_connection_values(connection, (enum MHD_ValueKind) (MHD_HEADER_KIND | MHD_COOKIE_KIND | MHD_GET_ARGUMENT_KIND), NULL, NULL);
+}
+
+/* Bytes received on `fd` and not read yet (FIONREAD), or 0. */
+static inline int cmhd_pending_bytes(int fd)
+{
+    int pending = 0;
+    return ioctl(fd, FIONREAD, &pending) == 0 ? pending : 0;
+}
+
+/* Reads and throws away what `fd` holds, up to `max` bytes, without blocking: a socket closed
+   with unread bytes sends a reset, which can destroy the answer written just before it. */
+static inline void cmhd_drain_socket(int fd, size_t max)
+{
+    char scratch[4096];
+    size_t drained = 0;
+    while (drained < max) {
+        ssize_t got = recv(fd, scratch, sizeof scratch, MSG_DONTWAIT);
+        if (got <= 0) break;
+        drained += (size_t) got;
+    }
 }
 
 /* Shuts a connection's socket both ways: MHD then reads end-of-stream and closes it itself. */

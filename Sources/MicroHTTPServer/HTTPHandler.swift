@@ -1,86 +1,50 @@
 /// The application side of ``HTTPServer``.
 ///
-/// A request meets the handler twice. ``admit(_:)`` runs as soon as the request line and header
-/// fields are in, before any body byte is read and before `100 Continue` is sent: it decides
-/// whether the body may come (and how large it may be), so that an unauthenticated client cannot
-/// make the server buffer anything. ``handle(_:)`` runs once the whole body is in.
+/// A request meets the handler twice, both times on the event-loop thread, which must never
+/// block: ``admit(_:)`` as soon as the request line and header fields are in, before any body
+/// byte is read and before `100 Continue` is sent, so that an unauthenticated client cannot make
+/// the server buffer anything; then ``handle(_:responder:)`` once the whole body is in, with
+/// whatever admission let through (its ``HTTPAdmission/proceed(maxBodyBytes:ticket:)`` ticket),
+/// so nothing admission decided is decided again.
 ///
-/// Both run on the event-loop thread, so they must not block: answer at once from memory, or hand
-/// the work to a task with ``HTTPAdmission/deferred(_:)`` or ``HTTPHandlerResult/deferred(_:)``.
-/// While a deferred task runs, its connection is suspended (nothing is read from it) and other
-/// connections are served as usual.
+/// A handler answers through the ``HTTPResponder`` it is given, at once or later from any
+/// thread (the thread that did the work). While it has not answered, the connection is
+/// suspended: nothing is read from it and other connections are served as usual.
 public protocol HTTPHandler: Sendable {
     /// Decides, from the request line and header fields alone, whether the request may send its
-    /// body. The default lets every request proceed with ``ServerConfiguration/maxBodyBytes``.
+    /// body, and what the handler will need of that decision (its ticket).
     ///
-    /// Answering here (``HTTPAdmission/answer(_:)``) a request that has a body closes the
+    /// Answering here (``HTTPAdmission/answer(_:)``) a request that announced a body closes the
     /// connection after the response, because the body was never read; a client that sent
     /// `Expect: 100-continue` gets the final status and never `100 Continue`. A request without
     /// a body keeps its connection.
     func admit(_ head: HTTPRequestHead) -> HTTPAdmission
 
-    func handle(_ request: HTTPRequest) -> HTTPHandlerResult
+    /// Answers `request` through `responder`, exactly once, now or later.
+    func handle(_ request: HTTPRequest, responder: HTTPResponder)
 
-    /// The response for a request the server refused before it reached ``handle(_:)``: every
-    /// refusal of the transport (framing, limits, deadlines, shutdown) comes here, once per
-    /// request, so this is also the one place to log it. The default answers the refusals that
-    /// have a ``RequestRejection`` equivalent through ``response(for:method:path:)`` and the
-    /// others with a short plain-text body (plus `Retry-After` for 503).
+    /// The response for a request the server refused before it reached ``handle(_:responder:)``:
+    /// every refusal of the transport (framing, limits, deadlines, shutdown, and the refusals
+    /// libmicrohttpd makes itself) comes here, once per request, so this is also the one place
+    /// to log it. The default answers a short plain-text body (plus `Retry-After` for 503).
     func response(for rejection: HTTPRejection, head: HTTPRequestHead) -> HTTPResponse
-
-    /// The older form of ``response(for:head:)``, kept for handlers written against it; it only
-    /// ever sees the four refusals ``RequestRejection`` can name. The default is a short
-    /// plain-text body.
-    func response(for rejection: RequestRejection, method: String, path: String) -> HTTPResponse
-}
-
-/// What a handler does with a request.
-public enum HTTPHandlerResult: Sendable {
-    /// The response is ready now.
-    case immediate(HTTPResponse)
-    /// The response needs work that may wait (storage, other services). The server runs the
-    /// closure in its task group and sends what it returns.
-    case deferred(@Sendable () async -> HTTPResponse)
 }
 
 /// Whether a request whose header fields are in may send its body (see ``HTTPHandler/admit(_:)``).
 public enum HTTPAdmission: Sendable {
     /// Read the body, up to `maxBodyBytes` (`nil`, or anything above
-    /// ``ServerConfiguration/maxBodyBytes``: that limit), then call ``HTTPHandler/handle(_:)``. A route that needs a few bytes should say so: a declared
-    /// `Content-Length` above the limit is refused with 413 before the upload.
-    case proceed(maxBodyBytes: Int? = nil)
+    /// ``ServerConfiguration/maxBodyBytes``: that limit), then call
+    /// ``HTTPHandler/handle(_:responder:)`` with `ticket` in ``HTTPRequest/ticket``. A route that
+    /// needs a few bytes should say so: a declared `Content-Length` above the limit is refused
+    /// with 413 before the upload.
+    case proceed(maxBodyBytes: Int? = nil, ticket: (any Sendable)? = nil)
     /// Answer without reading the body; the connection is closed after the response if the
-    /// request had a body (declared or chunked), and kept otherwise.
+    /// request announced a body, and kept otherwise.
     case answer(HTTPResponse)
-    /// Decide later (a token lookup in storage, say). The connection is suspended meanwhile: no
-    /// body byte is read and no `100 Continue` is sent until the closure returns its decision.
-    case deferred(@Sendable () async -> HTTPAdmission)
-}
-
-/// Why the server refused a request before calling ``HTTPHandler/handle(_:)``.
-///
-/// Kept with its original four cases because applications switch over it exhaustively; every
-/// refusal the server makes is an ``HTTPRejection``, which maps back to this type where it can
-/// (``HTTPRejection/requestRejection``).
-public enum RequestRejection: Sendable, Equatable {
-    /// The body (declared or received) exceeds ``ServerConfiguration/maxBodyBytes``.
-    case payloadTooLarge(limit: Int)
-    /// Two `Content-Length` fields, or one that is not a plain decimal number
-    /// (RFC 9112 §6.3: an unrecoverable framing error).
-    case invalidContentLength
-    /// `Content-Length` together with `Transfer-Encoding` (RFC 9112 §6.1: request smuggling risk).
-    case contentLengthWithTransferEncoding
-    /// The server is shutting down and takes no new work.
-    case shuttingDown
-
-    /// The HTTP status this rejection is answered with.
-    public var status: Int {
-        switch self {
-        case .payloadTooLarge: 413
-        case .invalidContentLength, .contentLengthWithTransferEncoding: 400
-        case .shuttingDown: 503
-        }
-    }
+    /// Decide later (a token looked up in storage, say): the closure runs on the event loop and
+    /// hands its decision to the responder, now or from another thread. The connection is
+    /// suspended meanwhile: no body byte is read and no `100 Continue` is sent.
+    case later(@Sendable (HTTPAdmissionResponder) -> Void)
 }
 
 /// Every reason the server refuses a request below the application, each answered through
@@ -117,6 +81,12 @@ public enum HTTPRejection: Sendable, Equatable {
     case headersTooLarge(limit: Int)
     /// Bodies being received already hold ``ServerConfiguration/maxBufferedBodyBytes``; retry later.
     case bodyBufferFull
+    /// A chunked body whose framing is broken (a chunk size that is not hex, a missing line end).
+    case malformedChunkedBody
+    /// A protocol version the server does not speak (HTTP/2 sent as HTTP/1 text, HTTP/0.9...).
+    case httpVersionNotSupported
+    /// An HTTP/1.1 request without `Host`, or any request with more than one (RFC 9112 §3.2).
+    case invalidHost
     /// The server is shutting down and takes no new work.
     case shuttingDown
 
@@ -124,8 +94,9 @@ public enum HTTPRejection: Sendable, Equatable {
     public var status: Int {
         switch self {
         case .payloadTooLarge: 413
-        case .invalidContentLength, .contentLengthWithTransferEncoding, .malformedHeaderSection, .invalidRequestTarget: 400
+        case .invalidContentLength, .contentLengthWithTransferEncoding, .malformedHeaderSection, .invalidRequestTarget, .invalidHost, .malformedChunkedBody: 400
         case .unsupportedTransferEncoding: 501
+        case .httpVersionNotSupported: 505
         case .requestTimeout: 408
         case .uriTooLong, .tooManyQueryArguments: 414
         case .headersTooLarge: 431
@@ -147,18 +118,10 @@ public enum HTTPRejection: Sendable, Equatable {
         case .tooManyQueryArguments: "too_many_query_arguments"
         case .headersTooLarge: "headers_too_large"
         case .bodyBufferFull: "body_buffer_full"
+        case .invalidHost: "invalid_host"
+        case .malformedChunkedBody: "malformed_chunked_body"
+        case .httpVersionNotSupported: "http_version_not_supported"
         case .shuttingDown: "shutting_down"
-        }
-    }
-
-    /// The same refusal as a ``RequestRejection``, for the four it can name.
-    public var requestRejection: RequestRejection? {
-        switch self {
-        case .payloadTooLarge(let limit): .payloadTooLarge(limit: limit)
-        case .invalidContentLength: .invalidContentLength
-        case .contentLengthWithTransferEncoding: .contentLengthWithTransferEncoding
-        case .shuttingDown: .shuttingDown
-        default: nil
         }
     }
 
@@ -175,19 +138,9 @@ extension HTTPHandler {
     public func admit(_ head: HTTPRequestHead) -> HTTPAdmission { .proceed() }
 
     public func response(for rejection: HTTPRejection, head: HTTPRequestHead) -> HTTPResponse {
-        if let older = rejection.requestRejection {
-            return response(for: older, method: head.method, path: head.path)
-        }
         var headers = HTTPHeaders()
         headers.add("Content-Type", "text/plain; charset=utf-8")
         if let seconds = rejection.retryAfterSeconds { headers.add("Retry-After", String(seconds)) }
         return HTTPResponse(status: rejection.status, headers: headers, bytes: Array("\(rejection.kind)\n".utf8))
-    }
-
-    public func response(for rejection: RequestRejection, method: String, path: String) -> HTTPResponse {
-        var headers = HTTPHeaders()
-        headers.add("Content-Type", "text/plain; charset=utf-8")
-        if case .shuttingDown = rejection { headers.add("Retry-After", "1") }
-        return HTTPResponse(status: rejection.status, headers: headers, bytes: Array("\(rejection)\n".utf8))
     }
 }

@@ -7,6 +7,9 @@ public struct HTTPRequest: Sendable {
     /// The request line and header fields, as admission saw them.
     public var head: HTTPRequestHead
     public var body: [UInt8]
+    /// What admission let through with the request (``HTTPAdmission/proceed(maxBodyBytes:ticket:)``):
+    /// the handler takes its decision from here instead of deciding again.
+    public var ticket: (any Sendable)?
 
     /// The method exactly as sent (`GET`, `POST`, or anything else a client invents).
     public var method: String {
@@ -46,9 +49,10 @@ public struct HTTPRequest: Sendable {
         set { head.receivedAt = newValue }
     }
 
-    public init(head: HTTPRequestHead, body: [UInt8] = []) {
+    public init(head: HTTPRequestHead, body: [UInt8] = [], ticket: (any Sendable)? = nil) {
         self.head = head
         self.body = body
+        self.ticket = ticket
     }
 
     /// - Parameter rawPath: the path as sent; `nil` takes `path` (for requests built in tests).
@@ -121,41 +125,9 @@ public struct HTTPRequestHead: Sendable {
         var parts = rawPath.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)[...]
         if rawPath.utf8.first == UInt8(ascii: "/") { parts = parts.dropFirst() }
         for part in parts {
-            guard let decoded = percentDecoded(part) else { return nil }
+            guard let decoded = PercentDecoding.decode(part) else { return nil }
             segments.append(decoded)
         }
         return segments
-    }
-
-    private static func percentDecoded(_ bytes: Substring.UTF8View.SubSequence) -> String? {
-        var output: [UInt8] = []
-        output.reserveCapacity(bytes.count)
-        var index = bytes.startIndex
-        while index < bytes.endIndex {
-            let byte = bytes[index]
-            if byte == UInt8(ascii: "%") {
-                let high = bytes.index(after: index)
-                guard high < bytes.endIndex else { return nil }
-                let low = bytes.index(after: high)
-                guard low < bytes.endIndex, let h = hexValue(bytes[high]), let l = hexValue(bytes[low]) else { return nil }
-                let value = h << 4 | l
-                guard value != 0 else { return nil }
-                output.append(value)
-                index = bytes.index(after: low)
-            } else {
-                output.append(byte)
-                index = bytes.index(after: index)
-            }
-        }
-        return String(validating: output, as: UTF8.self)
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }

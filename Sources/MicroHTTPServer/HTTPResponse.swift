@@ -23,4 +23,17 @@ public enum HTTPBody: Sendable {
     /// the response headers are queued; it must not block. Keep the ``ResponseStream`` and write
     /// to it from any thread; an idle stream costs no CPU (its connection is suspended).
     case stream(start: @Sendable (ResponseStream) -> Void)
+    /// No body, as a 304 (Not Modified) never has one. `representationLength` is the length of
+    /// the body a 200 would carry: RFC 9110 §8.6 lets a 304 repeat it in `Content-Length`, and
+    /// send no other length; `nil` sends none (the connection then closes after the answer, the
+    /// only way libmicrohttpd 0.9.75 sends a head without any framing).
+    case omitted(representationLength: Int?)
+}
+
+extension HTTPResponse {
+    /// A 304 (Not Modified) with `headers` (its ETag, and what else the 200 would carry that
+    /// caches update, RFC 9110 §15.4.5); `representationLength` as in ``HTTPBody/omitted(representationLength:)``.
+    public static func notModified(headers: HTTPHeaders, representationLength: Int?) -> HTTPResponse {
+        HTTPResponse(status: 304, headers: headers, body: .omitted(representationLength: representationLength))
+    }
 }

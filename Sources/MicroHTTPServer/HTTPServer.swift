@@ -5,20 +5,19 @@ import Synchronization
 /// ```swift
 /// let server = HTTPServer(configuration: ServerConfiguration(port: 0), handler: MyHandler())
 /// try server.start()                 // binds; `server.port` is now the real port
-/// async let serving: Void = server.run()
 /// ...
 /// await server.shutdown(gracePeriod: .seconds(5))
-/// await serving
 /// ```
 ///
 /// One event-loop thread serves every connection (see `MHD/EventLoop.swift`). Handlers admit a
 /// request from its header fields before its body is read (``HTTPHandler/admit(_:)``), then answer
-/// at once or defer work to tasks that ``run()`` executes; streamed bodies cost no CPU while idle.
-/// Everything refused below the application (framing, limits, deadlines, shutdown) is answered
-/// through ``HTTPHandler/response(for:head:)``, except what libmicrohttpd 0.9.75 answers or drops
-/// on its own before a request exists: heads larger than ``ServerConfiguration/connectionMemoryBytes``
-/// (bare 431/414), connections beyond the connection limits (closed unanswered), header deadlines
-/// (closed unanswered).
+/// through a one-shot ``HTTPResponder``, at once or from the thread that did the work; the server
+/// has no task or queue of its own. Streamed bodies cost no CPU while idle. Everything refused
+/// below the application (framing, limits, deadlines, shutdown, and the refusals libmicrohttpd
+/// makes itself) is answered through ``HTTPHandler/response(for:head:)``; what is left unanswered
+/// is a connection beyond the connection limits, one past its header deadline, and a library
+/// refusal that cannot be told apart from another at the same instant
+/// (``unattributedLibraryRefusals``).
 public final class HTTPServer: Sendable {
     private enum Lifecycle {
         case idle
@@ -38,10 +37,10 @@ public final class HTTPServer: Sendable {
     public init(configuration: ServerConfiguration, handler: some HTTPHandler,
                 messageLog: (@Sendable (String) -> Void)? = nil) {
         self.configuration = configuration
-        self.core = ServerCore(configuration: configuration, handler: handler, waker: LoopWaker(), messageLog: messageLog)
+        self.core = ServerCore(configuration: configuration, handler: handler, messageLog: messageLog)
     }
 
-    /// Binds the listening socket and starts serving. Deferred work waits until ``run()`` runs.
+    /// Binds the listening socket and starts serving.
     public func start() throws(HTTPServerError) {
         try lifecycle.withLock { (lifecycle) throws(HTTPServerError) in
             guard case .idle = lifecycle else { throw .alreadyStarted }
@@ -56,16 +55,11 @@ public final class HTTPServer: Sendable {
     /// The port the server listens on; 0 before ``start()``.
     public var port: Int { boundPort.load(ordering: .acquiring) }
 
-    /// Runs deferred work (``HTTPHandlerResult/deferred(_:)``) until ``shutdown(gracePeriod:)``
-    /// has drained the server. Each piece of work runs as a child task of this call.
-    public func run() async {
-        await withDiscardingTaskGroup { group in
-            for await job in core.jobs {
-                group.addTask { await job.run() }
-            }
-            // Shutdown has answered or abandoned everything still running; stop what is left.
-            group.cancelAll()
-        }
+    /// Runs `task` on the event-loop thread, soon, from any thread: for work that touches
+    /// streams of many connections at once (delivering an event to every subscriber), so that
+    /// it is done in one wake-up of the loop instead of one per connection.
+    public func execute(_ task: @escaping @Sendable () -> Void) {
+        core.waker.execute(task)
     }
 
     /// Stops gracefully: stops accepting connections, lets requests in flight finish, ends every
@@ -77,10 +71,7 @@ public final class HTTPServer: Sendable {
             lifecycle = .stopping
             return loop
         }
-        guard let loop else {
-            core.jobSink.finish()
-            return
-        }
+        guard let loop else { return }
         core.draining.store(true, ordering: .releasing)
         loop.quiesce()
         core.finishStreams()
@@ -96,7 +87,6 @@ public final class HTTPServer: Sendable {
                 try? await Task.sleep(for: .milliseconds(10))
             }
         }
-        core.jobSink.finish()
         loop.stop()
         lifecycle.withLock { $0 = .stopped }
     }
@@ -121,4 +111,7 @@ public final class HTTPServer: Sendable {
     /// Bytes request bodies being received hold right now (reserved for declared lengths),
     /// against ``ServerConfiguration/maxBufferedBodyBytes``.
     public var bufferedBodyBytes: Int { core.bodyBudget.held.load(ordering: .relaxed) }
+    /// Refusals libmicrohttpd made itself that the server could not tie to one connection, so
+    /// that MHD's own HTML page went out (two clients refused at the same instant).
+    public var unattributedLibraryRefusals: Int { core.unattributedLibraryRefusals.load(ordering: .relaxed) }
 }

@@ -1,7 +1,7 @@
 /// Where the server listens and the limits it enforces on every client.
 ///
-/// Every limit has a default that is safe for a public listener; see the README's
-/// configuration table for how the `navprefs` executable sets them.
+/// Every limit has a default that is safe for a public listener; see the
+/// configuration table of docs/operations.md for how the `navprefs` executable sets them.
 public struct ServerConfiguration: Sendable, Equatable {
     /// A numeric IPv4 or IPv6 address, or a host name resolved at start.
     public var host: String
@@ -70,6 +70,9 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// length would exceed it gets 503 with `Retry-After` before its body is read; a chunked body
     /// that crosses it is discarded and answered 503.
     public var maxBufferedBodyBytes: Int = 64 << 20
+    /// The libmicrohttpd workarounds in force: all of them, always, except in the tests that
+    /// show the library's own behaviour (`WorkaroundTests`).
+    var workarounds: MHDWorkarounds = .all
 
     public init(
         host: String = "127.0.0.1",

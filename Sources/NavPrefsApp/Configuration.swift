@@ -43,6 +43,8 @@ public struct Configuration: Sendable, Equatable {
     public var eventRetentionCount = EventRetention().count
     public var eventRetentionSeconds = Int(EventRetention().age.components.seconds)
     public var idempotencyWindowSeconds = Int(StoreLimits().idempotencyWindow.components.seconds)
+    /// Bytes one profile may hold (values, defaults, sessions, idempotency records); 0: no quota.
+    public var profileQuotaBytes = StoreLimits().profileQuotaBytes
     public var sessionIdleExpirySeconds = Int(StoreLimits().sessionIdleExpiry.components.seconds)
 
     public init() {}
@@ -296,6 +298,9 @@ struct Setting: Sendable {
         integer("idempotency-window", "IDEMPOTENCY_WINDOW_SECONDS",
                 "seconds a write's Idempotency-Key is remembered: a retry within them gets the first answer", 1...2_592_000,
                 { $0.idempotencyWindowSeconds }, { $0.idempotencyWindowSeconds = $1 }),
+        integer("profile-quota-bytes", "PROFILE_QUOTA_BYTES",
+                "bytes one profile may hold (values, registered defaults, sessions, idempotency records; 0: no quota); a write beyond it is refused with 409", 0...(1 << 40),
+                { $0.profileQuotaBytes }, { $0.profileQuotaBytes = $1 }),
         integer("session-idle-expiry", "SESSION_IDLE_EXPIRY_SECONDS",
                 "seconds a navigation session may go unchanged before it is deleted (an expire event is logged)", 1...315_360_000,
                 { $0.sessionIdleExpirySeconds }, { $0.sessionIdleExpirySeconds = $1 }),

@@ -27,7 +27,7 @@ public final class NavPrefsApp: Sendable {
         self.shutdownSignal = shutdown
         let (store, counterCache) = StoreChoice.store(for: configuration)
         self.store = store
-        api = NavPrefsAPI(store: store, counterCache: counterCache, logger: logger, options: .init(
+        var options = NavPrefsAPI.Options(
             cors: configuration.corsOrigins,
             sseHeartbeat: .seconds(configuration.sseHeartbeatSeconds),
             sseRetry: .milliseconds(configuration.sseRetryMilliseconds),
@@ -35,7 +35,9 @@ public final class NavPrefsApp: Sendable {
             maxSubscribersPerAddress: configuration.sseMaxSubscribersPerIP,
             alwaysRequireTokens: configuration.requiresTokens,
             policy: RequestPolicy(allowedHosts: configuration.effectiveAllowedHosts, trustedProxies: configuration.trustedProxies),
-            streamSecret: configuration.streamSecret))
+            streamSecret: configuration.streamSecret)
+        options.profileQuotaBytes = configuration.profileQuotaBytes
+        api = NavPrefsAPI(store: store, counterCache: counterCache, logger: logger, options: options)
         var serverConfiguration = ServerConfiguration(
             host: configuration.host,
             port: configuration.port,
@@ -101,8 +103,10 @@ enum StoreChoice {
     /// The store `configuration` names (not opened yet), and its counter cache when it has one.
     /// `access`: the service's, or a command's (which runs one reader thread or connection).
     static func store(for configuration: Configuration, access: StoreAccess = .service) -> (any Store, (any CounterCacheReading)?) {
-        let policy = StorePolicy(limits: StoreLimits(idempotencyWindow: .seconds(configuration.idempotencyWindowSeconds),
-                                                     sessionIdleExpiry: .seconds(configuration.sessionIdleExpirySeconds)),
+        var limits = StoreLimits(idempotencyWindow: .seconds(configuration.idempotencyWindowSeconds),
+                                 sessionIdleExpiry: .seconds(configuration.sessionIdleExpirySeconds))
+        limits.profileQuotaBytes = configuration.profileQuotaBytes
+        let policy = StorePolicy(limits: limits,
                                  retention: EventRetention(count: configuration.eventRetentionCount,
                                                            age: .seconds(configuration.eventRetentionSeconds)))
         switch configuration.database {

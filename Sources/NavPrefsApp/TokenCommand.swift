@@ -117,7 +117,9 @@ enum TokenCommand {
         do {
             for token in try await store.tokens() {
                 let created = AccessToken.timestamp(milliseconds: token.createdAt)
-                print([token.id, token.profile.map { "profile:\($0.rawValue)" } ?? "admin", created, token.label].joined(separator: "\t"))
+                // From the database: escaped, as everything a command prints from one.
+                print([token.id, token.profile.map { "profile:\($0.rawValue)" } ?? "admin", created, token.label]
+                    .map(TerminalText.escaped).joined(separator: "\t"))
             }
             return 0
         } catch {

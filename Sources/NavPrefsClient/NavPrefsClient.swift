@@ -10,7 +10,7 @@ public import Foundation
 /// let profile = try client.profile("ana")
 /// profile.start()                                   // mirror, then the event stream
 /// profile.preferences.integer(forKey: "launches")   // synchronous, offline
-/// try await profile.counter.increment()
+/// profile.counter.increment()                       // synchronous, queued when offline
 /// ```
 public final class NavPrefsClient: Sendable {
     public let server: URL
@@ -20,7 +20,9 @@ public final class NavPrefsClient: Sendable {
     ///   - token: an access token (`npt_...`) for the profiles this client uses, or none for a
     ///     server in open mode.
     ///   - configuration: the `URLSession` configuration for requests and event streams
-    ///     (proxies, TLS, extra headers).
+    ///     (proxies, TLS, extra headers). On Linux, where the library reads HTTP itself, only
+    ///     `timeoutIntervalForRequest` and `httpAdditionalHeaders` apply; certificate
+    ///     authorities are the system's, or `SSL_CERT_FILE`'s.
     public init(server: URL, token: String? = nil, configuration: URLSessionConfiguration = .default) {
         self.server = server
         http = HTTPClient(server: server, token: token, configuration: configuration)
@@ -29,11 +31,13 @@ public final class NavPrefsClient: Sendable {
     /// The object for one profile: its preferences, counter, font settings and sessions,
     /// mirrored locally under `options.suiteName`. Nothing is read or connected until
     /// ``NavPrefsProfile/start()``.
-    /// - Throws: ``NavPrefsError/invalidArgument(_:)`` for a suite name `UserDefaults` refuses.
+    /// - Throws: ``NavPrefsError/invalidArgument(_:)`` for a suite name `UserDefaults` refuses;
+    ///   ``NavPrefsError/storage(_:)`` when the outbox cannot be opened.
     public func profile(_ name: String, options: ProfileOptions = ProfileOptions()) throws(NavPrefsError) -> NavPrefsProfile {
         let suite = options.suiteName ?? Self.defaultSuiteName(server: server, profile: name)
         let mirror = try PreferenceMirror(suiteName: suite, server: server.absoluteString, profile: name)
-        let core = ProfileCore(name: name, http: http, mirror: mirror,
+        let outbox = Outbox(file: try OutboxFile(suite: suite))
+        let core = ProfileCore(name: name, http: http, mirror: mirror, outbox: outbox,
                                announcer: Announcer(center: options.notificationCenter, delivery: options.notificationDelivery),
                                stream: options.stream, writeRetries: options.writeRetries)
         return NavPrefsProfile(core: core)
@@ -48,14 +52,17 @@ public final class NavPrefsClient: Sendable {
 /// How a profile's mirror is kept and announced.
 public struct ProfileOptions {
     /// The `UserDefaults` suite mirroring the profile (`nil`: one named after the server and the
-    /// profile). An app group's suite lets extensions read the mirror too.
+    /// profile). An app group's suite lets extensions read the mirror too. The outbox of queued
+    /// writes is `<suite>.navprefs-outbox`, in `$XDG_CONFIG_HOME` (or `~/.config`) on Linux and in
+    /// Application Support/NavPrefs on Apple platforms.
     public var suiteName: String?
     /// Where `doRefreshNotification` and ``RemoteDefaults/didChangeNotification`` are posted.
     public var notificationCenter: NotificationCenter
     public var notificationDelivery: NotificationDelivery
     public var stream: StreamOptions
-    /// How often a write whose answer was lost (or that met a 503) is sent again, with the same
-    /// idempotency key, before its error is thrown.
+    /// How often a write of the `onServer` forms whose answer was lost (or that met a 503) is
+    /// sent again, with the same idempotency key, before its error is thrown. (Queued writes are
+    /// sent until answered.)
     public var writeRetries: Int
 
     public init(suiteName: String? = nil, notificationCenter: NotificationCenter = .default,

@@ -3,6 +3,9 @@ import Foundation
 /// One profile of a NavPrefs server, kept in step locally: what an app holds instead of
 /// `UserDefaults.standard` and `NotificationCenter.default` for the settings it shares.
 ///
+/// Writes are local-first: synchronous, in the mirror at once, queued in a durable outbox and
+/// sent in order while the profile is started (``pendingWrites``, ``status``).
+///
 /// ``start()`` reads the profile's state once (or takes the mirror persisted by an earlier
 /// launch) and follows its event stream from exactly there: one connection per profile,
 /// reconnected with backoff after a network drop or a server restart, resumed with
@@ -27,18 +30,42 @@ public final class NavPrefsProfile: Sendable {
     /// The profile's navigation sessions.
     public var sessions: RemoteSessions { RemoteSessions(core: core) }
 
-    /// Starts following the profile in the background (idempotent). Reads answer from the
-    /// mirror at once: the last known state when offline.
+    /// Starts following the profile in the background, and sending its queued writes
+    /// (idempotent). Reads answer from the mirror at once: the last known state when offline.
     public func start() { core.start() }
+
+    /// Starts the profile and waits for its first state: the mirror an earlier launch left
+    /// (at once), or else the server's (as soon as it answers; a fresh install that is offline
+    /// waits until it is not, or until the task is cancelled). Until then getters answer what a
+    /// fresh `UserDefaults` suite answers.
+    /// - Returns: where the state came from.
+    /// - Throws: ``NavPrefsError/cancelled``.
+    @discardableResult
+    public func ready() async throws(NavPrefsError) -> StateSource {
+        core.start()
+        return try await core.firstState.value()
+    }
+
+    /// The connection, last error and outbox length, observable (`@Observable`, main actor).
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    public var status: ProfileStatus { core.observable.status }
+    /// Where the connection stands now (from any thread; ``status`` follows it on the main actor).
+    public var connection: ConnectionState { core.connection }
+    /// Writes accepted on this device and not yet answered by the server.
+    public var pendingWrites: Int { core.outbox.count }
 
     /// Stops following (the mirror stays, for offline reads and the next start).
     public func stop() async { await core.stop() }
 
-    /// Stops, ends the change streams, and deletes the mirror (an app signing out).
+    /// Stops, ends the change streams, and deletes the mirror and the outbox (an app signing
+    /// out: queued writes are dropped).
     public func close(erasingMirror: Bool = false) async {
         await core.stop()
         core.finishStreams()
-        if erasingMirror { core.mirror.erase() }
+        if erasingMirror {
+            core.mirror.erase()
+            core.outbox.erase()
+        }
     }
 
     /// Reads the whole state from the server now and makes it the mirror.
@@ -50,7 +77,8 @@ public final class NavPrefsProfile: Sendable {
     public var lastEventID: Int64 { core.mirror.read { state, _ in state.lastEventID } }
     /// Whether the mirror holds the profile's state (from the server, now or at an earlier launch).
     public var isLoaded: Bool { core.mirror.read { state, _ in state.loaded } }
-    /// The last error met while following (the server refused the stream, a reload failed).
+    /// The last error met while following or sending writes (the server could not be reached,
+    /// refused the stream, a reload failed); `nil` once the stream is connected again.
     public var lastError: NavPrefsError? { core.lastError }
 
     /// The profile's events as they arrive (after the mirror applied them), including `reset`

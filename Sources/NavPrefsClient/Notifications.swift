@@ -46,13 +46,45 @@ final class Announcer: Sendable {
     /// `doRefreshNotification` if the font changed, then `RemoteDefaults.didChangeNotification`.
     func announce(_ changes: [PreferenceChange], refreshed: Bool, font: (slider: Double, size: Double, effective: Double),
                   sender: RemoteDefaults) async {
+        guard let post = prepare(changes, refreshed: refreshed, font: font, sender: sender) else { return }
+        await deliver(post)
+    }
+
+    /// `announce` for a change made by a synchronous call: on the caller's thread when that is
+    /// where notifications go (as `UserDefaults` posts), else queued to the main actor.
+    func announceNow(_ changes: [PreferenceChange], refreshed: Bool, font: (slider: Double, size: Double, effective: Double),
+                     sender: RemoteDefaults) {
+        guard let post = prepare(changes, refreshed: refreshed, font: font, sender: sender) else { return }
+        switch delivery {
+        case .immediately: post()
+        case .mainActor:
+            if Thread.isMainThread { post() } else { Task { @MainActor in post() } }
+        }
+    }
+
+    /// Posts `name` (a conflict, a rejected write) where the library's notifications go.
+    func post(_ name: Notification.Name, sender: RemoteDefaults, userInfo: [String: Any]) async {
+        let center = self.center, sender = Shared(sender), info = Shared(userInfo)
+        await deliver { center.object.post(name: name, object: sender.object, userInfo: info.object) }
+    }
+
+    private func deliver(_ post: @escaping @Sendable () -> Void) async {
+        switch delivery {
+        case .mainActor: await MainActor.run(body: post)
+        case .immediately: post()
+        }
+    }
+
+    /// Feeds the change streams; the notifications to post, if any are due.
+    private func prepare(_ changes: [PreferenceChange], refreshed: Bool, font: (slider: Double, size: Double, effective: Double),
+                         sender: RemoteDefaults) -> (@Sendable () -> Void)? {
         let current = observers.withLock { Array($0.values) }
         for change in changes {
             for observer in current where observer.key == nil || observer.key == change.key { observer.continuation.yield(change) }
         }
-        guard refreshed || !changes.isEmpty else { return }
+        guard refreshed || !changes.isEmpty else { return nil }
         let center = self.center, keys = changes.map(\.key), sender = Shared(sender)
-        let post: @Sendable () -> Void = {
+        return {
             if refreshed {
                 center.object.post(name: .doRefreshNotification, object: nil, userInfo: [
                     "sliderValue": font.slider, "fontSize": font.size, "effectiveFontSize": font.effective,
@@ -61,10 +93,6 @@ final class Announcer: Sendable {
             if !keys.isEmpty {
                 center.object.post(name: RemoteDefaults.didChangeNotification, object: sender.object, userInfo: ["keys": keys])
             }
-        }
-        switch delivery {
-        case .mainActor: await MainActor.run(body: post)
-        case .immediately: post()
         }
     }
 

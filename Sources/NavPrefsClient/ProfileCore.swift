@@ -9,14 +9,24 @@ final class ProfileCore: Sendable {
     let announcer: Announcer
     let stream: EventStream
     let writeRetries: Int
-    /// The task that loads the state and follows the stream, while started.
-    private let runner = Locked<Task<Void, Never>?>(nil)
+    /// The queued writes, drained in order while started.
+    let outbox: Outbox
+    /// The observable status, updated on the main actor (where Observation exists).
+    let observable = ObservableStatus()
+    /// One at a time: a queued write's request and answer, or one stream signal.
+    let gate = AsyncGate()
+    /// Fulfilled once the mirror holds a state: `.mirror` when an earlier launch left one.
+    let firstState = Promise<StateSource>()
+    /// The tasks that load the state and follow the stream, and drain the outbox, while started.
+    private let runner = Locked<[Task<Void, Never>]>([])
     private let status = Locked(Status())
+    /// Whether an update of the observable status is queued on the main actor.
+    private let publishing = Locked(false)
     private let eventObservers = Locked<[UUID: AsyncStream<ProfileEvent>.Continuation]>([:])
     private let sessions = Locked<[String: [WeakSession]]>([:])
 
     struct Status {
-        var connected = false
+        var connection = ConnectionState.stopped
         var lastError: NavPrefsError?
     }
 
@@ -27,13 +37,17 @@ final class ProfileCore: Sendable {
     /// Set once by ``NavPrefsProfile``: the object change notifications name as their sender.
     let defaults = Locked<RemoteDefaults?>(nil)
 
-    init(name: String, http: HTTPClient, mirror: PreferenceMirror, announcer: Announcer, stream: StreamOptions, writeRetries: Int) {
+    init(name: String, http: HTTPClient, mirror: PreferenceMirror, outbox: Outbox, announcer: Announcer, stream: StreamOptions,
+         writeRetries: Int) {
         self.name = name
         self.http = http
         self.mirror = mirror
+        self.outbox = outbox
         self.announcer = announcer
         self.stream = EventStream(http: http, profile: name, options: stream)
         self.writeRetries = writeRetries
+        mirror.install(pending: outbox.entries.map { ($0.id, $0.effect) })
+        if mirror.read({ state, _ in state.loaded }) { firstState.fulfill(.success(.mirror)) }
     }
 
     var path: String { "/v1/profiles/\(HTTPClient.segment(name))" }
@@ -41,21 +55,44 @@ final class ProfileCore: Sendable {
     // MARK: Following the profile
 
     func start() {
-        runner.withLock { runner in
-            guard runner == nil else { return }
-            runner = Task { [self] in await run() }
+        let started = runner.withLock { runner in
+            guard runner.isEmpty else { return false }
+            runner = [Task { [self] in await run() }, Task { [self] in await drain() }]
+            return true
         }
+        if started { setStatus { $0.connection = .connecting } }
     }
 
     func stop() async {
-        let task = runner.withLock { runner in defer { runner = nil }; return runner }
-        task?.cancel()
-        await task?.value
-        status.withLock { $0.connected = false }
+        let tasks = runner.withLock { runner in defer { runner = [] }; return runner }
+        for task in tasks { task.cancel() }
+        for task in tasks { await task.value }
+        mirror.flush()
+        setStatus { $0.connection = .stopped }
     }
 
-    var isConnected: Bool { status.withLock { $0.connected } }
+    var isConnected: Bool { status.withLock { $0.connection == .connected } }
+    var connection: ConnectionState { status.withLock { $0.connection } }
     var lastError: NavPrefsError? { status.withLock { $0.lastError } }
+
+    /// Changes the status, and has the observable one follow on the main actor.
+    func setStatus(_ body: (inout Status) -> Void) {
+        status.withLock(body)
+        publishStatus()
+    }
+
+    /// Has the observable status take the library's current one (the latest, whenever the main
+    /// actor gets to it): one update queued at a time, however many changes come meanwhile.
+    func publishStatus() {
+        guard #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *) else { return }
+        guard publishing.withLock({ queued in defer { queued = true }; return !queued }) else { return }
+        let observable = observable.status
+        Task { @MainActor [self] in
+            publishing.withLock { $0 = false }
+            let (connection, lastError) = status.withLock { ($0.connection, $0.lastError) }
+            observable.update(ProfileStatus.Snapshot(connection: connection, lastError: lastError, pendingWrites: outbox.count))
+        }
+    }
 
     /// Loads the state unless a mirror of it was persisted, then follows the stream from the
     /// mirror's last event id until stopped.
@@ -64,7 +101,7 @@ final class ProfileCore: Sendable {
             await reloadUntilDone()
         }
         await stream.run(lastEventID: { [mirror] in mirror.read { state, _ in state.loaded ? state.lastEventID : nil } },
-                         deliver: { [self] signal in await handle(signal) })
+                         deliver: { [self] signal in await gate.run { await handle(signal) } })
     }
 
     /// Reads the state again, retrying until it is read or the task is stopped.
@@ -75,7 +112,7 @@ final class ProfileCore: Sendable {
                 try await reload()
                 return
             } catch {
-                status.withLock { $0.lastError = error }
+                setStatus { $0.lastError = error }
                 try? await Task.sleep(for: delay)
                 delay = min(delay * 2, stream.options.maxReconnectDelay)
             }
@@ -87,17 +124,31 @@ final class ProfileCore: Sendable {
         let answer = try await http.send("GET", path + "/state")
         let state = try MirrorState(server: http.server.absoluteString, profile: name, state: try answer.json())
         let change = mirror.replace(with: state)
+        firstState.fulfill(.success(.server))
         await announce(change)
     }
 
     private func handle(_ signal: StreamSignal) async {
         switch signal {
         case .connected:
-            status.withLock { $0.connected = true; $0.lastError = nil }
-        case .disconnected:
-            status.withLock { $0.connected = false }
+            setStatus {
+                $0.connection = .connected
+                $0.lastError = nil
+            }
+            outbox.wakeup.wake()  // the server answers again: send what queued up
+        case .disconnected(let reason):
+            guard !Task.isCancelled else { return }  // stopped: not an outage
+            setStatus { status in
+                // A drop of an open stream: reconnecting; a failed attempt: offline, and why.
+                if status.connection == .connected {
+                    status.connection = .connecting
+                } else {
+                    status.connection = .offline
+                    if case .refused? = status.lastError {} else { status.lastError = .transport(reason) }
+                }
+            }
         case .refused(let error):
-            status.withLock { $0.lastError = error }
+            setStatus { $0.lastError = error }
         case .position(let id):
             mirror.update { state in
                 state.lastEventID = max(state.lastEventID, id)
@@ -128,16 +179,34 @@ final class ProfileCore: Sendable {
     /// Tells the app what `change` changed: key streams and notifications, then the sessions.
     func announce(_ change: MirrorChange) async {
         guard !change.isEmpty else { return }
-        let (changes, font) = mirror.read { state, values in
-            (change.keys.map { PreferenceChange(key: $0, value: state.value(forKey: $0), version: state.version(ofKey: $0)) },
-             FontSnapshot(state, values))
-        }
+        let (changes, font) = describe(change)
         if let defaults = defaults.withLock({ $0 }) {
             await announcer.announce(changes, refreshed: change.refreshed, font: (font.slider, font.size, font.effective), sender: defaults)
         }
         for event in change.navigation {
             guard let id = event["session"]?.stringValue else { continue }
             for session in sessions.withLock({ $0[id]?.compactMap(\.session) ?? [] }) { session.follow(event) }
+        }
+    }
+
+    /// `announce` for a synchronous write (no navigation: sessions are not written that way).
+    func announceNow(_ change: MirrorChange) {
+        guard !change.isEmpty, let defaults = defaults.withLock({ $0 }) else { return }
+        let (changes, font) = describe(change)
+        announcer.announceNow(changes, refreshed: change.refreshed, font: (font.slider, font.size, font.effective), sender: defaults)
+    }
+
+    /// Posts a conflict or a rejected write.
+    func post(_ name: Notification.Name, userInfo: [String: Any]) async {
+        guard let defaults = defaults.withLock({ $0 }) else { return }
+        await announcer.post(name, sender: defaults, userInfo: userInfo)
+    }
+
+    /// What the key streams deliver for `change`, and the font as it reads now.
+    private func describe(_ change: MirrorChange) -> ([PreferenceChange], FontSnapshot) {
+        mirror.read { state, values in
+            (change.keys.map { PreferenceChange(key: $0, value: state.value(forKey: $0), version: state.version(ofKey: $0)) },
+             change.refreshed ? FontSnapshot(state, values) : FontSnapshot(slider: 0, size: 0))
         }
     }
 
@@ -204,6 +273,11 @@ struct FontSnapshot {
     let slider: Double
     let size: Double
     var effective: Double { size > 0 ? size : 17 }
+
+    init(slider: Double, size: Double) {
+        self.slider = slider
+        self.size = size
+    }
 
     /// What `float(forKey:)` of each font key answers (0 for a key the profile has no value for).
     init(_ state: MirrorState, _ values: UserDefaults) {

@@ -16,48 +16,30 @@ public struct RemoteCounter: Sendable {
     /// The counter as a number (`integer(forKey: "numIndex")`).
     public var value: Int { RemoteDefaults(core: core).integer(forKey: Self.key) }
 
-    /// Adds `step` (at least 1). Answers the new value.
+    /// Adds `step` (at least 1), at once in the mirror; queued as a step, so that steps taken
+    /// offline on several devices all count.
     @discardableResult
-    public func increment(by step: Int64 = 1, idempotencyKey: String? = nil) async throws(NavPrefsError) -> Int64 {
-        try await send("increment", body: step == 1 ? nil : .object([.init("by", .integer(step))]), idempotencyKey: idempotencyKey)
-    }
+    public func increment(by step: Int64 = 1) -> PendingWrite { queue("increment", step: step) }
 
-    /// Subtracts `step` (at least 1). Answers the new value.
+    /// Subtracts `step` (at least 1), at once in the mirror; queued as a step.
     @discardableResult
-    public func decrement(by step: Int64 = 1, idempotencyKey: String? = nil) async throws(NavPrefsError) -> Int64 {
-        try await send("decrement", body: step == 1 ? nil : .object([.init("by", .integer(step))]), idempotencyKey: idempotencyKey)
-    }
+    public func decrement(by step: Int64 = 1) -> PendingWrite { queue("decrement", step: step) }
 
-    /// Sets the counter to 0 (the seed's "clear").
+    /// Sets the counter to 0 (the seed's "clear"), at once in the mirror.
     @discardableResult
-    public func reset(idempotencyKey: String? = nil) async throws(NavPrefsError) -> Int64 {
-        try await send("reset", body: nil, idempotencyKey: idempotencyKey)
+    public func reset() -> PendingWrite {
+        core.enqueue(OutboxEntry(method: "POST", path: core.path + "/counter/reset", body: nil, effect: .counterReset, policy: .lastWriterWins))
     }
 
-    /// Sets the counter to `value`, if nobody changed it since the version the mirror knows.
-    @discardableResult
-    public func set(_ value: Int64, idempotencyKey: String? = nil) async throws(NavPrefsError) -> Int64 {
-        let version = core.mirror.read { state, _ in state.version(ofKey: Self.key) ?? 0 }
-        let answer = try await core.write("PUT", core.path + "/counter", body: .object([.init("value", .integer(value))]),
-                                          headers: [("If-Match", "\"\(version)\"")], idempotencyKey: idempotencyKey)
-        return try await apply(answer, operation: "set")
+    private func queue(_ operation: String, step: Int64) -> PendingWrite {
+        guard step >= 1 else { return PendingWrite(refused: .invalidArgument("a counter step is at least 1")) }
+        return core.enqueue(OutboxEntry(method: "POST", path: core.path + "/counter/" + operation,
+                                        body: step == 1 ? nil : .object([.init("by", .integer(step))]),
+                                        effect: .counterStep(operation == "increment" ? step : -step), policy: .lastWriterWins))
     }
 
-    private func send(_ operation: String, body: JSON?, idempotencyKey: String?) async throws(NavPrefsError) -> Int64 {
-        let answer = try await core.write("POST", core.path + "/counter/" + operation, body: body, idempotencyKey: idempotencyKey)
-        return try await apply(answer, operation: operation)
-    }
-
-    private func apply(_ answer: HTTPAnswer, operation: String) async throws(NavPrefsError) -> Int64 {
-        let body = try answer.json()
-        guard let value = body["value"]?.int64Value, let text = body["stringValue"], let version = body["version"]?.int64Value else {
-            throw .invalidResponse("a counter answer without value, stringValue or version")
-        }
-        await core.applyAnswer(type: "counter", data: .object([
-            .init("operation", .string(operation)), .init("stringValue", text), .init("version", .integer(version)),
-        ]))
-        return value
-    }
+    /// The counter's writes that wait for the server's answer (and throw when it cannot be reached).
+    public var onServer: ServerCounter { ServerCounter(core: core) }
 }
 
 /// Seed 001's font settings, as typed calls: a slider whose value the server rounds, and a
@@ -74,23 +56,17 @@ public struct RemoteFont: Sendable {
     /// The seed's `getFontSize()`: the stored size if it is above 0, else 17.
     public var effectiveFontSize: Double { fontSize > 0 ? Double(fontSize) : 17 }
 
-    /// Moves the slider: the server rounds `value` half away from zero and stores it with the
-    /// size (value + 17) in one transaction, logging one `refresh`. Every device, this one
-    /// included, gets `doRefreshNotification` once. Answers the stored slider value and size.
+    /// Moves the slider, at once in the mirror (rounded half away from zero, the size the
+    /// rounded value + 17, as the server stores them): `doRefreshNotification` is posted now,
+    /// and the write is queued.
     @discardableResult
-    public func setSliderValue(_ value: Double, idempotencyKey: String? = nil) async throws(NavPrefsError)
-        -> (sliderValue: Double, fontSize: Double) {
-        guard value.isFinite else { throw .invalidArgument("the slider value must be finite") }
-        let answer = try await core.write("PUT", core.path + "/font", body: .object([.init("sliderValue", .number(value))]),
-                                          idempotencyKey: idempotencyKey)
-        let body = try answer.json()
-        guard let slider = body["sliderValue"]?.doubleValue, let size = body["fontSize"]?.doubleValue,
-              let version = body["version"]?.int64Value
-        else { throw .invalidResponse("a font answer without sliderValue, fontSize or version") }
-        await core.applyAnswer(type: "refresh", data: .object([
-            .init("keys", ["sliderValuekey", "fontSizekey"]), .init("sliderValue", .number(slider)), .init("fontSize", .number(size)),
-            .init("version", .integer(version)),
-        ]))
-        return (slider, size)
+    public func setSliderValue(_ value: Double) -> PendingWrite {
+        guard value.isFinite else { return PendingWrite(refused: .invalidArgument("the slider value must be finite")) }
+        let slider = value.rounded(.toNearestOrAwayFromZero)
+        return core.enqueue(OutboxEntry(method: "PUT", path: core.path + "/font", body: .object([.init("sliderValue", .number(value))]),
+                                        effect: .font(slider: slider, size: slider + 17), policy: .lastWriterWins))
     }
+
+    /// The font's writes that wait for the server's answer (and throw when it cannot be reached).
+    public var onServer: ServerFont { ServerFont(core: core) }
 }

@@ -8,10 +8,9 @@ public import Foundation
 /// profile has no value for answers what the getter answers for a missing key (0, `false`,
 /// `nil`), whatever else the suite's search list holds.
 ///
-/// Writes are `async` and go to the server, each with the version it was based on (`If-Match`,
-/// or `If-None-Match: *` for a key with no value): if another device changed it in the
-/// meantime the write fails with ``NavPrefsError/preconditionFailed(currentVersion:problem:)``
-/// and nothing is overwritten. An accepted write is in the mirror when the call returns.
+/// Writes are `UserDefaults`' own: synchronous, in the mirror at once, queued in a durable
+/// outbox and sent in order whenever the server can be reached (`RemoteDefaults+LocalWrites`).
+/// ``onServer`` has the forms that wait for the server's answer.
 public final class RemoteDefaults: Sendable {
     /// Posted (on the profile's notification center, `object` this, `userInfo["keys"]` the keys)
     /// after values changed, here or on another device: `UserDefaults.didChangeNotification`'s
@@ -21,6 +20,11 @@ public final class RemoteDefaults: Sendable {
     let core: ProfileCore
 
     init(core: ProfileCore) { self.core = core }
+
+    /// The writes that wait for the server's answer and throw when it cannot be reached (each
+    /// with `If-Match` of the version the mirror holds), for callers who want the server's word
+    /// before going on.
+    public var onServer: ServerDefaults { ServerDefaults(core: core) }
 
     /// The name of the `UserDefaults` suite that mirrors the profile (read it there too, but
     /// never write it: the next event or reload replaces it).

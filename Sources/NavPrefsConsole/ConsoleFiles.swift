@@ -21,6 +21,9 @@ public enum ConsoleFiles {
     /// The ETag of `key` without decoding its bytes (a conditional request that matches needs none).
     public static func etag(_ key: String) -> String? { embedded[key]?.etag }
 
+    /// The size of `key`'s bytes without decoding them: a 304 repeats it as its `Content-Length`.
+    public static func size(_ key: String) -> Int? { embedded[key]?.size }
+
     /// Every key, sorted.
     public static var keys: [String] { embedded.keys.sorted() }
 }

@@ -3,10 +3,9 @@ import NavPrefsStore
 
 /// What every request passes before a route runs, decided from its request line and headers
 /// alone: the `Host` it was sent to, the route, the `Origin` of a write, and who may call the
-/// route. A request with a body meets it twice: at admission, before a byte of its body is read
-/// (``admit(_:)``), and again when the body is in (``handle(_:)``; token lookups are cached by
-/// then). A request without a body meets it once, in ``handle(_:)``, which is called as soon as
-/// its headers are in.
+/// route. Every request meets it once, at admission (``admit(_:)``), before a byte of its body
+/// is read; what it decided travels to ``handle(_:responder:)`` as the request's ticket
+/// (``Admitted``).
 extension NavPrefsAPI {
     enum Gate {
         case pass(Route, parameters: [String], Authenticator.Decision)
@@ -19,6 +18,11 @@ extension NavPrefsAPI {
     private static let hostExempt: Set<String> = ["/healthz", "/readyz"]
 
     func gate(_ head: HTTPRequestHead) -> Gate {
+        // RFC 6454 §7.3: at most one Origin; with two, which one a check reads decides the answer.
+        if head.headers.values(for: "Origin").count > 1 {
+            let error = APIError(.invalidOrigin, "A request carries at most one Origin field (RFC 6454 §7.3).")
+            return .refuse(error.response(instance: head.path), route: "-")
+        }
         if !Self.hostExempt.contains(head.path), !policy.admits(host: head.headers["Host"]) {
             let host = String((head.headers["Host"] ?? "").prefix(80))
             let error = APIError(.hostNotAllowed, "This service does not answer to the host '\(host)'; its operator lists the names it answers to (--allowed-hosts).")
@@ -46,10 +50,23 @@ extension NavPrefsAPI {
             return .refuse(error.response(instance: head.path), route: template)
         case .found(let route, let parameters):
             if let refusal = foreignOriginRefusal(head) { return .refuse(refusal, route: route.template) }
+            if let refusal = queryOnWriteRefusal(head) { return .refuse(refusal, route: route.template) }
             return .pass(route, parameters: parameters, authenticator.decide(method: head.method, template: route.template,
                                                                             parameters: route.parameterNames, values: parameters,
                                                                             head: head))
         }
+    }
+
+    /// A write with query arguments: no write takes any, so `increment?by=1000` must not quietly
+    /// add 1. Reads ignore arguments they do not know (as documented in openapi.yaml).
+    private func queryOnWriteRefusal(_ head: HTTPRequestHead) -> HTTPResponse? {
+        switch head.method {
+        case "GET", "HEAD", "OPTIONS": return nil
+        default: break
+        }
+        guard let first = head.query.first else { return nil }
+        let error = APIError(.invalidQuery, "\(head.method.prefix(20)) here takes no query arguments (found '\(first.name.prefix(40))'); send what the write needs in its body.")
+        return error.response(instance: head.path)
     }
 
     /// A write from a web page of another origin, refused unless that origin is trusted: listed
@@ -66,43 +83,52 @@ extension NavPrefsAPI {
         return error.response(instance: head.path)
     }
 
-    /// Decides at the header fields whether a request's body may come: requests without a body
-    /// have nothing to hold back and go straight to ``handle(_:)``; the others are answered now
-    /// when refused (401, 403, 404, 405, 421...) and otherwise read up to their route's own
-    /// body limit, after an uncached token was looked up with the connection suspended.
+    /// Decides at the header fields, once for every request: refused requests are answered now
+    /// (401, 403, 404, 405, 421...; a request with a body before it is read, and closed); the
+    /// others proceed, their body read up to their route's own limit, with what the gate found
+    /// as their ticket. An uncached token is looked up first, the connection suspended.
     public func admit(_ head: HTTPRequestHead) -> HTTPAdmission {
-        guard Self.hasBody(head.headers) else { return .proceed(maxBodyBytes: 0) }
         let requestID = RequestID.take(from: head.headers)
         switch gate(head) {
         case .refuse(let response, let template):
             return .answer(finish(response, head, route: template, requestID))
-        case .pass(let route, _, let decision):
-            let limit = route.maxBodyBytes
+        case .pass(let route, let parameters, let decision):
+            let admitted = { @Sendable (caller: Authenticator.Caller) in
+                HTTPAdmission.proceed(maxBodyBytes: route.maxBodyBytes,
+                                      ticket: Admitted(route: route, parameters: parameters, caller: caller, requestID: requestID))
+            }
             switch decision {
-            case .allow:
-                return .proceed(maxBodyBytes: limit)
+            case .allow(let caller):
+                return admitted(caller)
             case .deny(let error):
                 return .answer(finish(answer(error, head, requestID), head, route: route.template, requestID))
             case .check(let check):
-                return .deferred { [self] in
-                    do throws(StoreError) {
-                        switch try await check() {
-                        case .allow: return .proceed(maxBodyBytes: limit)
-                        case .deny(let denial): return .answer(finish(answer(denial, head, requestID), head, route: route.template, requestID))
+                // A token the cache does not know (once per token and cache period): looked up
+                // in a task, since the lookup awaits the store; the request waits, suspended.
+                return .later { [self] responder in
+                    Task {
+                        do throws(StoreError) {
+                            switch try await check() {
+                            case .allow(let caller): responder.decide(admitted(caller))
+                            case .deny(let denial):
+                                responder.decide(.answer(finish(answer(denial, head, requestID), head, route: route.template, requestID)))
+                            }
+                        } catch {
+                            let response = answer(APIError(error), head, requestID)
+                            responder.decide(.answer(finish(response, head, route: route.template, requestID)))
                         }
-                    } catch {
-                        let response = answer(APIError(error), head, requestID)
-                        return .answer(finish(response, head, route: route.template, requestID))
                     }
                 }
             }
         }
     }
+}
 
-    /// Whether the request announces a body: a `Content-Length` above 0, or any `Transfer-Encoding`.
-    static func hasBody(_ headers: HTTPHeaders) -> Bool {
-        if headers.contains("Transfer-Encoding") { return true }
-        guard let length = headers["Content-Length"] else { return false }
-        return length != "0"
-    }
+/// What admission decided for a request, carried to ``NavPrefsAPI/handle(_:responder:)`` so
+/// that nothing of the gate runs twice.
+struct Admitted: Sendable {
+    let route: Route
+    let parameters: [String]
+    let caller: Authenticator.Caller
+    let requestID: String
 }

@@ -21,6 +21,8 @@ public final class NavPrefsAPI: HTTPHandler {
         public var policy: RequestPolicy
         /// Mixed into the stream-token key (`--stream-secret-file`), when the operator gave one.
         public var streamSecret: String?
+        /// The profile quota the store enforces, shown in `/metrics`.
+        public var profileQuotaBytes = 0
 
         public init(cors: CORSPolicy = .none, sseHeartbeat: Duration = .seconds(15), sseRetry: Duration = .seconds(2),
                     maxSubscribers: Int = 10_000, maxSubscribersPerAddress: Int = 256, alwaysRequireTokens: Bool = false,
@@ -61,7 +63,8 @@ public final class NavPrefsAPI: HTTPHandler {
         let authenticator = Authenticator(store: store, alwaysRequired: options.alwaysRequireTokens, streamSecret: options.streamSecret)
         self.authenticator = authenticator
         router = Router(HealthRoutes(store: store, readiness: readiness).routes
-            + MetricsRoutes(requests: requestMetrics, storeErrors: storeErrors, hub: hub).routes
+            + MetricsRoutes(requests: requestMetrics, storeErrors: storeErrors, hub: hub, store: store,
+                            profileQuotaBytes: options.profileQuotaBytes).routes
             + CounterRoutes(store: store, cache: counterCache).routes
             + PreferenceRoutes(store: store, limits: limits).routes
             + DefaultsRoutes(store: store, limits: limits).routes
@@ -114,68 +117,56 @@ public final class NavPrefsAPI: HTTPHandler {
     /// Every route template with its methods, for the OpenAPI contract test.
     public var routeTable: [(template: String, methods: [String])] { router.table }
 
-    public func handle(_ request: HTTPRequest) -> HTTPHandlerResult {
+    /// Runs the route admission passed (its ``Admitted`` ticket: nothing of the gate runs
+    /// again) and answers through `responder`: at once for what memory holds, else from the
+    /// thread of the store call (``APIResult/pending(_:)``), the one place a ``StoreError``
+    /// becomes an answer.
+    public func handle(_ request: HTTPRequest, responder: HTTPResponder) {
         let head = request.head
-        let requestID = RequestID.take(from: request.headers)
-        let route: Route, parameters: [String], decision: Authenticator.Decision
-        switch gate(head) {
-        case .refuse(let response, let template):
-            return .immediate(finish(response, head, route: template, requestID))
-        case .pass(let passed, let values, let decided):
-            (route, parameters, decision) = (passed, values, decided)
+        guard let admitted = request.ticket as? Admitted else {
+            // Every request passes admit first; a request without its ticket is the server's bug.
+            let error = APIError(.internalError, "The request lost its admission.")
+            responder.respond(finish(error.response(instance: head.path), head, route: "-", RequestID.take(from: head.headers)))
+            return
         }
-        let client = policy.clientAddress(peer: request.remoteAddress, headers: request.headers)
-        let secure = policy.isSecure(peer: request.remoteAddress, headers: request.headers)
-        let routed = { @Sendable (caller: Authenticator.Caller) in
-            APIRequest(http: request, template: route.template, parameterNames: route.parameterNames, parameterValues: parameters,
-                       caller: caller, client: client, isSecure: secure)
-        }
+        let (route, requestID) = (admitted.route, admitted.requestID)
+        let routed = APIRequest(http: request, template: route.template, parameterNames: route.parameterNames,
+                                parameterValues: admitted.parameters, caller: admitted.caller,
+                                client: policy.clientAddress(peer: request.remoteAddress, headers: request.headers),
+                                isSecure: policy.isSecure(peer: request.remoteAddress, headers: request.headers))
         let result: APIResult
-        switch decision {
-        case .allow(let caller):
-            do {
-                result = try route.handler(routed(caller))
-            } catch {
-                return .immediate(finish(answer(error, head, requestID), head, route: route.template, requestID))
-            }
-        case .deny(let error):
-            return .immediate(finish(answer(error, head, requestID), head, route: route.template, requestID))
-        case .check(let check):
-            // The token is not cached: the route runs once the store has vouched for it.
-            result = .deferred { [self] () async throws(StoreError) -> HTTPResponse in
-                let caller: Authenticator.Caller
-                switch try await check() {
-                case .allow(let vouched): caller = vouched
-                case .deny(let denial): return answer(denial, head, requestID)
-                }
-                let routeResult: APIResult
-                do throws(APIError) {
-                    routeResult = try route.handler(routed(caller))
-                } catch {
-                    return answer(error, head, requestID)
-                }
-                switch routeResult {
-                case .immediate(let response): return response
-                case .deferred(let work): return try await work()
-                }
-            }
+        do throws(APIError) {
+            result = try route.handler(routed)
+        } catch {
+            responder.respond(finish(answer(error, head, requestID), head, route: route.template, requestID))
+            return
         }
         switch result {
         case .immediate(let response):
-            return .immediate(finish(response, head, route: route.template, requestID))
+            responder.respond(finish(response, head, route: route.template, requestID))
+        case .pending(let start):
+            requestMetrics.started()
+            start { [self] result in
+                responder.respond(finish(response(result, head, requestID), head, route: route.template, requestID))
+                requestMetrics.finished()
+            }
         case .deferred(let work):
             requestMetrics.started()
-            return .deferred { [self] in
-                defer { requestMetrics.finished() }
-                let response: HTTPResponse
-                do throws(StoreError) {
-                    response = try await work()
-                } catch {
-                    // The one place a store error becomes an answer.
-                    response = answer(APIError(error, conditionalOn: head.headers), head, requestID)
-                }
-                return finish(response, head, route: route.template, requestID)
+            // A task only for the routes that await (see APIResult.deferred); never a write's path.
+            Task { [self] in
+                let result: Result<HTTPResponse, StoreError>
+                do throws(StoreError) { result = .success(try await work()) } catch { result = .failure(error) }
+                responder.respond(finish(response(result, head, requestID), head, route: route.template, requestID))
+                requestMetrics.finished()
             }
+        }
+    }
+
+    /// The response of a store call: the route's, or the answer to the store's refusal.
+    private func response(_ result: Result<HTTPResponse, StoreError>, _ head: HTTPRequestHead, _ requestID: String) -> HTTPResponse {
+        switch result {
+        case .success(let response): response
+        case .failure(let error): answer(APIError(error, conditionalOn: head.headers), head, requestID)
         }
     }
 
@@ -184,6 +175,7 @@ public final class NavPrefsAPI: HTTPHandler {
     public func response(for rejection: HTTPRejection, head: HTTPRequestHead) -> HTTPResponse {
         var response = APIError(rejection).response(instance: String(head.path.prefix(200)))
         let requestID = RequestID.take(from: head.headers)
+        CacheDirectives.apply(to: &response, request: head)
         response.headers.add("X-Content-Type-Options", "nosniff")
         response.headers.add("X-Request-ID", requestID)
         let method = String(head.method.prefix(20))
@@ -204,9 +196,11 @@ public final class NavPrefsAPI: HTTPHandler {
         return error.response(instance: request.path)
     }
 
-    /// Adds the headers every answer carries and logs the request.
+    /// Adds the headers every answer carries (`Cache-Control` unless the route chose one) and
+    /// logs the request.
     func finish(_ response: HTTPResponse, _ request: HTTPRequestHead, route: String, _ requestID: String) -> HTTPResponse {
         var response = response
+        CacheDirectives.apply(to: &response, request: request)
         response.headers.add("X-Content-Type-Options", "nosniff")
         response.headers.add("X-Request-ID", requestID)
         // A preflight carries its CORS headers already: twice, and browsers refuse the answer.

@@ -75,22 +75,22 @@ protocol BatchableWrite: AnyObject, Sendable {
 }
 
 /// Safety (`@unchecked Sendable`): `outcome` and `events` are written and read only on the
-/// worker thread that took the write; the continuation is resumed exactly once, by
+/// worker thread that took the write; the completion is called exactly once, by
 /// `committed`, `runAlone` or `abandon`.
 final class PendingPostgresWrite<Value: Sendable>: BatchableWrite, @unchecked Sendable {
     let profile: ProfileName
     private let store: PostgresStore
     private let body: @Sendable (any StoreTransaction) throws -> WriteOutcome<Value>
-    private let continuation: CheckedContinuation<Result<Value, StoreError>, Never>
+    private let completion: StoreCompletion<Value>
     private var outcome: Result<Value, StoreError>?
     private(set) var events: [LoggedEvent] = []
 
     init(profile: ProfileName, store: PostgresStore, body: @escaping @Sendable (any StoreTransaction) throws -> WriteOutcome<Value>,
-         continuation: CheckedContinuation<Result<Value, StoreError>, Never>) {
+         completion: @escaping StoreCompletion<Value>) {
         self.profile = profile
         self.store = store
         self.body = body
-        self.continuation = continuation
+        self.completion = completion
     }
 
     func perform(on connection: PostgresConnection) throws -> Bool {
@@ -111,17 +111,17 @@ final class PendingPostgresWrite<Value: Sendable>: BatchableWrite, @unchecked Se
 
     func committed(on connection: PostgresConnection) {
         store.publish(events, on: connection)
-        continuation.resume(returning: outcome ?? .failure(.internal(reason: "a write finished without running")))
+        completion(outcome ?? .failure(.internal(reason: "a write finished without running")))
     }
 
     func runAlone(on worker: PostgresWorker) {
         let (store, body) = (self.store, self.body)
-        continuation.resume(returning: Result { () throws(StoreError) -> Value in
+        completion(Result { () throws(StoreError) -> Value in
             try worker.perform(retry: .ifSafe) { connection in try store.commit(body, on: connection) }
         })
     }
 
     func abandon(_ error: StoreError) {
-        continuation.resume(returning: .failure(error))
+        completion(.failure(error))
     }
 }

@@ -63,17 +63,19 @@ final class PostgresPool: Sendable {
     /// Runs `body` on a worker's connection and returns its value; storage failures become
     /// ``StoreError``s.
     func run<Value: Sendable>(
+        retry: Retry, _ body: @escaping @Sendable (PostgresConnection) throws -> Value,
+        completion: @escaping StoreCompletion<Value>
+    ) {
+        let submitted = queue.submit(.job { worker in
+            completion(Result { () throws(StoreError) -> Value in try worker.perform(retry: retry, body) })
+        })
+        if !submitted { completion(.failure(.closed)) }
+    }
+
+    func run<Value: Sendable>(
         retry: Retry, _ body: @escaping @Sendable (PostgresConnection) throws -> Value
     ) async throws(StoreError) -> Value {
-        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Value, StoreError>, Never>) in
-            let submitted = queue.submit(.job { worker in
-                continuation.resume(returning: Result { () throws(StoreError) -> Value in
-                    try worker.perform(retry: retry, body)
-                })
-            })
-            if !submitted { continuation.resume(returning: .failure(.closed)) }
-        }
-        return try result.get()
+        try await awaitCompletion { run(retry: retry, body, completion: $0) }
     }
 
     /// Queues a write that may share a transaction; `false` once the pool is closed.

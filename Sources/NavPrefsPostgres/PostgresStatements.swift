@@ -49,6 +49,8 @@ enum PostgresStatements: SQLDialect {
     /// `B` and `a` otherwise than SQLite does.
     static func byteOrder(_ expression: String) -> String { "(\(expression) COLLATE \"C\")" }
 
+    static func byteLength(_ expression: String) -> String { "octet_length(\(expression))" }
+
     /// The batch is parsed once (`jsonb`); `->>` reads a cell as text (NULL for null), cast to
     /// `bigint` for integer columns.
     static func rows(_ parameter: Int, alias: String, columns: [(name: String, type: ListElement)]) -> String {

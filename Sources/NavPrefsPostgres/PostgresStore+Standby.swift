@@ -22,21 +22,29 @@ extension PostgresStore {
     /// or once the primary answered ``StoreError/unavailable(reason:)``. A standby's refusal
     /// (any error, also one of `body`'s own: it may lag a commit) sends the read to the primary,
     /// whose answer is the one that counts.
-    func readFallingBack<Value: Sendable>(snapshot: Bool, _ body: @escaping @Sendable (any StoreTransaction) throws -> Value)
+    func readFallingBack<Value: Sendable>(snapshot: Bool, _ body: @escaping @Sendable (any StoreTransaction) throws -> Value,
+                                          completion: @escaping StoreCompletion<Value>) {
+        guard options.access.background else { return readOnPrimary(snapshot: snapshot, body, completion: completion) }
+        let onPrimary: @Sendable () -> Void = { [self] in
+            primaryReads.begin()
+            readOnPrimary(snapshot: snapshot, body) { [self] result in
+                primaryReads.end()
+                guard case .failure(.unavailable) = result else { return completion(result) }
+                readOnPrimary(snapshot: snapshot, on: standbyPool, body) { standby in
+                    if case .success = standby { completion(standby) } else { completion(result) }
+                }
+            }
+        }
+        guard primaryReads.isStalled else { return onPrimary() }
+        readOnPrimary(snapshot: snapshot, on: standbyPool, body) { standby in
+            if case .success = standby { completion(standby) } else { onPrimary() }
+        }
+    }
+
+    /// ``readOnPrimary(snapshot:on:_:completion:)``, awaited.
+    func readOnPrimary<Value: Sendable>(snapshot: Bool, _ body: @escaping @Sendable (any StoreTransaction) throws -> Value)
         async throws(StoreError) -> Value {
-        guard options.access.background else { return try await readOnPrimary(snapshot: snapshot, body) }
-        if primaryReads.isStalled, let value = try? await readOnPrimary(snapshot: snapshot, on: standbyPool, body) {
-            return value
-        }
-        primaryReads.begin()
-        defer { primaryReads.end() }
-        do {
-            return try await readOnPrimary(snapshot: snapshot, body)
-        } catch {
-            guard case .unavailable = error else { throw error }
-            guard let value = try? await readOnPrimary(snapshot: snapshot, on: standbyPool, body) else { throw error }
-            return value
-        }
+        try await awaitCompletion { readOnPrimary(snapshot: snapshot, body, completion: $0) }
     }
 
     public func events(of profile: ProfileName, after id: Int64, limit: Int) async throws(StoreError) -> [LoggedEvent] {

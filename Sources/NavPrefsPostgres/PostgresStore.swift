@@ -140,38 +140,37 @@ public final class PostgresStore: TransactionalStore {
 
     /// Runs `body` on a pool connection; it may run twice if the connection is lost. While the
     /// primary cannot serve it, on a standby (see PostgresStore+Standby.swift).
-    public func read<Value: Sendable>(snapshot: Bool, _ body: @escaping @Sendable (any StoreTransaction) throws -> Value)
-        async throws(StoreError) -> Value {
-        try await readFallingBack(snapshot: snapshot, body)
+    public func read<Value: Sendable>(snapshot: Bool, _ body: @escaping @Sendable (any StoreTransaction) throws -> Value,
+                                      completion: @escaping StoreCompletion<Value>) {
+        readFallingBack(snapshot: snapshot, body, completion: completion)
     }
 
     /// Runs `body` on a connection of `pool` (the primary's unless told otherwise); it may run
     /// twice if the connection is lost.
     func readOnPrimary<Value: Sendable>(snapshot: Bool, on pool: PostgresPool? = nil,
-                                        _ body: @escaping @Sendable (any StoreTransaction) throws -> Value)
-        async throws(StoreError) -> Value {
-        try await (pool ?? self.pool).run(retry: .always) { connection in
+                                        _ body: @escaping @Sendable (any StoreTransaction) throws -> Value,
+                                        completion: @escaping StoreCompletion<Value>) {
+        (pool ?? self.pool).run(retry: .always, { connection in
             let transaction = PostgresTransaction(connection: connection)
             guard snapshot else { return try body(transaction) }
             return try connection.transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") { try body(transaction) }
-        }
+        }, completion: completion)
     }
 
     /// Runs `body` in a transaction on a pool connection. Once it committed, the events it
     /// logged are published to the feed before this returns (see ``EventSequencer/committed(_:)``).
     /// A write of one profile joins the writes queued right behind it, of any profile, in one
     /// transaction (``PostgresBatch``): under load, many writes share one commit.
-    public func write<Value: Sendable>(changing profile: ProfileName?, _ body: @escaping @Sendable (any StoreTransaction) throws -> WriteOutcome<Value>)
-        async throws(StoreError) -> Value {
-        guard options.access.writes else { throw .unavailable(reason: "the PostgreSQL database was opened for reading only") }
+    public func write<Value: Sendable>(changing profile: ProfileName?, _ body: @escaping @Sendable (any StoreTransaction) throws -> WriteOutcome<Value>,
+                                       completion: @escaping StoreCompletion<Value>) {
+        guard options.access.writes else {
+            return completion(.failure(.unavailable(reason: "the PostgreSQL database was opened for reading only")))
+        }
         guard let profile else {
-            return try await pool.run(retry: .ifSafe) { connection in try self.commit(body, on: connection) }
+            return pool.run(retry: .ifSafe, { connection in try self.commit(body, on: connection) }, completion: completion)
         }
-        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Value, StoreError>, Never>) in
-            let write = PendingPostgresWrite(profile: profile, store: self, body: body, continuation: continuation)
-            if !pool.submit(write) { continuation.resume(returning: .failure(.closed)) }
-        }
-        return try result.get()
+        let write = PendingPostgresWrite(profile: profile, store: self, body: body, completion: completion)
+        if !pool.submit(write) { completion(.failure(.closed)) }
     }
 
     /// Runs `body` in one transaction on `connection` (a pool thread's) and, once it committed,

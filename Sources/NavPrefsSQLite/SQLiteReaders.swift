@@ -35,17 +35,15 @@ final class SQLiteReaders: Sendable {
         }
     }
 
-    /// Runs `body` on a reader connection.
-    func read<Value: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) throws -> Value) async throws(StoreError) -> Value {
-        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Value, StoreError>, Never>) in
-            let submitted = queue.submit { connection in
-                continuation.resume(returning: Result { () throws(StoreError) -> Value in
-                    do { return try Self.attempt(body, on: connection) } catch { throw error.storeError }
-                })
-            }
-            if !submitted { continuation.resume(returning: .failure(.closed)) }
+    /// Runs `body` on a reader connection and calls `completion` on that reader's thread.
+    func read<Value: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) throws -> Value,
+                               completion: @escaping StoreCompletion<Value>) {
+        let submitted = queue.submit { connection in
+            completion(Result { () throws(StoreError) -> Value in
+                do { return try Self.attempt(body, on: connection) } catch { throw error.storeError }
+            })
         }
-        return try result.get()
+        if !submitted { completion(.failure(.closed)) }
     }
 
     /// Runs a read, again after a short pause when it met a transient lock (see

@@ -41,6 +41,8 @@ enum SQLiteStatements: SQLDialect {
     /// SQLite compares text by its bytes (the BINARY collation every column here has).
     static func byteOrder(_ expression: String) -> String { expression }
 
+    static func byteLength(_ expression: String) -> String { "length(CAST(\(expression) AS BLOB))" }
+
     /// `json_each` walks the batch; `json_extract` reads each cell as SQL reads it (JSON strings
     /// as TEXT, integers as INTEGER, null as NULL), which STRICT tables accept as they are.
     static func rows(_ parameter: Int, alias: String, columns: [(name: String, type: ListElement)]) -> String {

@@ -141,21 +141,23 @@ public final class SQLiteStore: TransactionalStore, CounterCacheReading {
 
     // MARK: Running the algorithm
 
-    public func read<Value: Sendable>(snapshot: Bool, _ body: @escaping @Sendable (any StoreTransaction) throws -> Value)
-        async throws(StoreError) -> Value {
-        try await readers.read { connection in
+    public func read<Value: Sendable>(snapshot: Bool, _ body: @escaping @Sendable (any StoreTransaction) throws -> Value,
+                                      completion: @escaping StoreCompletion<Value>) {
+        readers.read({ connection in
             let transaction = SQLiteTransaction(connection: connection, writer: nil)
             guard snapshot else { return try body(transaction) }
             return try connection.transaction { try body(transaction) }
-        }
+        }, completion: completion)
     }
 
     /// Every write goes to the one writer thread, which groups whatever is queued into one
     /// transaction whatever the profiles (a single writer waits for no other).
-    public func write<Value: Sendable>(changing profile: ProfileName?, _ body: @escaping @Sendable (any StoreTransaction) throws -> WriteOutcome<Value>)
-        async throws(StoreError) -> Value {
-        guard options.access.writes else { throw .unavailable(reason: "\(options.path) was opened for reading only") }
-        return try await writer.write { transaction in try body(transaction) }
+    public func write<Value: Sendable>(changing profile: ProfileName?, _ body: @escaping @Sendable (any StoreTransaction) throws -> WriteOutcome<Value>,
+                                       completion: @escaping StoreCompletion<Value>) {
+        guard options.access.writes else {
+            return completion(.failure(.unavailable(reason: "\(options.path) was opened for reading only")))
+        }
+        writer.write({ transaction in try body(transaction) }, completion: completion)
     }
 
     // MARK: The counter cache

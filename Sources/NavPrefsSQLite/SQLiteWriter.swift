@@ -64,16 +64,21 @@ final class SQLiteWriter: Sendable {
         started.store(true, ordering: .releasing)
     }
 
-    /// Runs `body` in the next transaction and returns its value once that transaction commits.
+    /// Runs `body` in the next transaction and calls `completion`, on the writer thread, once
+    /// that transaction committed (at the store's durability) or was refused.
+    func write<Value: Sendable>(
+        _ body: @escaping @Sendable (SQLiteTransaction) throws -> WriteOutcome<Value>,
+        completion: @escaping StoreCompletion<Value>
+    ) {
+        if !queue.submit(PendingWrite(body: body, completion: completion)) {
+            completion(.failure(.closed))
+        }
+    }
+
     func write<Value: Sendable>(
         _ body: @escaping @Sendable (SQLiteTransaction) throws -> WriteOutcome<Value>
     ) async throws(StoreError) -> Value {
-        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Value, StoreError>, Never>) in
-            if !queue.submit(PendingWrite(body: body, continuation: continuation)) {
-                continuation.resume(returning: .failure(.closed))
-            }
-        }
-        return try result.get()
+        try await awaitCompletion { write(body, completion: $0) }
     }
 
     /// Finishes every queued write, then stops the thread (which closes the connection).
@@ -141,17 +146,17 @@ protocol WriteJob: Sendable {
 }
 
 /// Safety (`@unchecked Sendable`): `outcome` and `effects` are written and read only on the
-/// writer thread; the continuation is resumed exactly once, by `finish` or `abandon`.
+/// writer thread; the completion is called exactly once, by `finish` or `abandon`.
 private final class PendingWrite<Value: Sendable>: WriteJob, @unchecked Sendable {
     let body: @Sendable (SQLiteTransaction) throws -> WriteOutcome<Value>
-    let continuation: CheckedContinuation<Result<Value, StoreError>, Never>
+    let completion: StoreCompletion<Value>
     var outcome: Result<Value, StoreError>?
     var effects: CommitEffects?
 
     init(body: @escaping @Sendable (SQLiteTransaction) throws -> WriteOutcome<Value>,
-         continuation: CheckedContinuation<Result<Value, StoreError>, Never>) {
+         completion: @escaping StoreCompletion<Value>) {
         self.body = body
-        self.continuation = continuation
+        self.completion = completion
     }
 
     func perform(_ context: WriteContext) throws -> Bool {
@@ -170,11 +175,11 @@ private final class PendingWrite<Value: Sendable>: WriteJob, @unchecked Sendable
     }
 
     func finish() {
-        continuation.resume(returning: outcome ?? .failure(.internal(reason: "a write finished without running")))
+        completion(outcome ?? .failure(.internal(reason: "a write finished without running")))
     }
 
     func abandon(_ error: StoreError) {
-        continuation.resume(returning: .failure(error))
+        completion(.failure(error))
     }
 }
 

@@ -14,9 +14,15 @@ public final class EventFeed: Sendable {
 
     public init() {}
 
-    /// A queue of every event published from now on.
-    public func subscribe() -> FeedSubscription {
-        let subscription = FeedSubscription()
+    /// A queue of every event published from now on, while `wanted` answers `true`.
+    ///
+    /// - Parameter wanted: asked at each publish, before anything is queued; `false` drops the
+    ///   events for this subscription (a hub with no stream open: its thread is not woken for
+    ///   every commit). Only safe for a consumer that reads the event log after it starts
+    ///   wanting events, as a new stream replays from its `Last-Event-ID`: an event dropped
+    ///   was committed before `wanted` turned `true`, so that read finds it.
+    public func subscribe(wanted: @escaping @Sendable () -> Bool = { true }) -> FeedSubscription {
+        let subscription = FeedSubscription(wanted: wanted)
         subscriptions.withLock { $0.append(subscription) }
         return subscription
     }
@@ -39,8 +45,11 @@ public final class FeedSubscription: @unchecked Sendable {
     private let condition = NSCondition()
     private var pending: [LoggedEvent] = []
     private var cancelled = false
+    private let wanted: @Sendable () -> Bool
 
-    fileprivate init() {}
+    fileprivate init(wanted: @escaping @Sendable () -> Bool) {
+        self.wanted = wanted
+    }
 
     /// Signals after unlocking, and only when the queue was empty (a consumer takes everything
     /// queued, so a queue that holds events already has its wake-up on the way). A consumer
@@ -50,6 +59,7 @@ public final class FeedSubscription: @unchecked Sendable {
     /// starts waiting with the lock held, so it either sees the events or is waiting when the
     /// signal comes.)
     fileprivate func enqueue(_ events: [LoggedEvent]) {
+        guard wanted() else { return }
         condition.lock()
         guard !cancelled else {
             condition.unlock()

@@ -1,4 +1,5 @@
 public import NavPrefsCore
+import NavPrefsJSON
 
 /// A client's `Idempotency-Key` and what identifies the request it came with.
 ///
@@ -41,6 +42,27 @@ public struct RecordedAnswer: Sendable, Hashable {
         self.status = status
         self.headers = headers
         self.body = body
+    }
+
+    /// The answer as it is recorded: whole when its body holds at most `maxBodyBytes`, else
+    /// its summary, so that a request of ten bytes never stores a megabyte: status and header
+    /// fields (`ETag`: the version, `Location`) as they were, and of the body's JSON object
+    /// only the members whose value is a short scalar (`profile`, `version`, `eventId`,
+    /// `value`...; 16 at most), plus `"summarized": true`. A body that is no JSON object is dropped.
+    public func bounded(maxBodyBytes: Int) -> RecordedAnswer {
+        guard body.utf8.count > maxBodyBytes else { return self }
+        var summary = JSONObject()
+        if case .object(let object)? = try? JSONValue.parse(body) {
+            for member in object where summary.count < 16 {
+                switch member.value {
+                case .object, .array: continue
+                case .string(let text) where text.utf8.count > 256: continue
+                default: summary[member.key] = member.value
+                }
+            }
+        }
+        summary["summarized"] = .bool(true)
+        return RecordedAnswer(status: status, headers: headers, body: JSONValue.object(summary).jsonText + "\n")
     }
 }
 

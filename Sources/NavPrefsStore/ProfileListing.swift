@@ -8,11 +8,14 @@ public struct ProfileSummary: Sendable, Hashable {
     public let createdAt: Int64
     /// The newest event id the profile issued: 0 while nothing was ever written (`default`).
     public let latestEventID: Int64
+    /// The bytes it holds against its quota (``StoreLimits/profileQuotaBytes``).
+    public let storageBytes: Int
 
-    public init(name: ProfileName, createdAt: Int64, latestEventID: Int64) {
+    public init(name: ProfileName, createdAt: Int64, latestEventID: Int64, storageBytes: Int = 0) {
         self.name = name
         self.createdAt = createdAt
         self.latestEventID = latestEventID
+        self.storageBytes = storageBytes
     }
 }
 

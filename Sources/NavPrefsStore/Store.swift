@@ -111,12 +111,21 @@ public protocol Store: TokenStore {
     /// (``StoreWrite``).
     func perform<Value: Sendable>(_ write: StoreWrite<Value>) async throws(StoreError) -> Value
 
+    /// ``perform(_:)`` without a task: `completion` is called on the thread that committed (or
+    /// refused) the write. The request path uses this form.
+    func perform<Value: Sendable>(_ write: StoreWrite<Value>, completion: @escaping StoreCompletion<Value>)
+
     /// Runs `write` under an idempotency key: in one transaction, claims the key, runs the write
     /// and records `answer` of its value, so a retry within ``StoreLimits/idempotencyWindow``
     /// gets the recorded answer and writes nothing, whichever instance it reaches. A refused
     /// write (a ``StoreError``) records nothing and is thrown as without a key.
     func perform<Value: Sendable>(_ write: StoreWrite<Value>, remembering request: IdempotentRequest,
                                   answer: @escaping @Sendable (Value) -> RecordedAnswer) async throws(StoreError) -> IdempotentOutcome
+
+    /// ``perform(_:remembering:answer:)`` without a task (see ``perform(_:completion:)``).
+    func perform<Value: Sendable>(_ write: StoreWrite<Value>, remembering request: IdempotentRequest,
+                                  answer: @escaping @Sendable (Value) -> RecordedAnswer,
+                                  completion: @escaping StoreCompletion<IdempotentOutcome>)
 
     // MARK: The whole profile
 
@@ -130,6 +139,9 @@ public protocol Store: TokenStore {
     /// At most `limit` (at least 1) profiles whose names sort after `after` (from the first when
     /// `nil`), in the byte order of their names on every database, and where the next page starts.
     func profiles(after: ProfileName?, limit: Int) async throws(StoreError) -> ProfilePage
+
+    /// The `limit` profiles holding the most bytes against their quota, largest first.
+    func largestProfiles(limit: Int) async throws(StoreError) -> [(profile: ProfileName, bytes: Int)]
 
     // MARK: The event log
 
@@ -173,8 +185,13 @@ public struct PreferenceChange: Sendable, Hashable {
     }
 }
 
-/// One key of a multi-key write: its new value, or `nil` to remove it.
+/// One key of a multi-key write: a JSON Merge Patch of its value (RFC 7396: an object merges
+/// into the value, recursively, its `null` members removing; anything else replaces it), or
+/// `nil` to remove it.
 public struct PreferenceUpdate: Sendable, Hashable {
+    /// The largest value a merge may leave, as compact JSON, unless the caller says otherwise.
+    public static let defaultMaxValueBytes = 64 << 10
+
     public let key: PreferenceKey
     public let value: JSONValue?
 

@@ -9,6 +9,8 @@ enum ClientCommand {
         usage: navprefs-client get PROFILE KEY [--as GETTER]   print KEY's value (JSON), or a UserDefaults getter's answer
                navprefs-client set PROFILE KEY JSON            store a JSON value under KEY, if nobody changed it meanwhile
                navprefs-client watch PROFILE                   print the profile's events as they come (Ctrl-C ends)
+               navprefs-client increment PROFILE [COUNT]       queue COUNT increments (default 1; 0: none), then wait
+                                                               until every queued write (also an earlier run's) is sent
 
         options: --server URL   the server (NAVPREFS_SERVER, default http://127.0.0.1:8080)
                  --token TOKEN  an access token (NAVPREFS_TOKEN)
@@ -54,7 +56,12 @@ enum ClientCommand {
         case ("get"?, 3): return await Commands.get(client, profile: options.positional[1], key: options.positional[2], as: options.getter)
         case ("set"?, 4): return await Commands.set(client, profile: options.positional[1], key: options.positional[2], json: options.positional[3])
         case ("watch"?, 2): return await Commands.watch(client, profile: options.positional[1])
-        default: return fail("expected get PROFILE KEY, set PROFILE KEY JSON or watch PROFILE")
+        case ("increment"?, 2), ("increment"?, 3):
+            guard let count = Int(options.positional.count == 3 ? options.positional[2] : "1"), count >= 0 else {
+                return fail("COUNT must be a whole number, 0 or more")
+            }
+            return await Commands.increment(client, profile: options.positional[1], count: count)
+        default: return fail("expected get PROFILE KEY, set PROFILE KEY JSON, watch PROFILE or increment PROFILE [COUNT]")
         }
     }
 

@@ -58,7 +58,7 @@ enum Commands {
         do {
             let profile = try client.profile(name, options: ProfileOptions(notificationDelivery: .immediately))
             try await profile.reload()
-            let version = try await profile.preferences.set(value, forKey: key)
+            let version = try await profile.preferences.onServer.set(value, forKey: key)
             print(JSON.object([.init("key", .string(key)), .init("value", profile.preferences.value(forKey: key) ?? value),
                                .init("version", .integer(version))]).jsonText)
             return 0
@@ -85,6 +85,24 @@ enum Commands {
             FileHandle.standardOutput.write(Data("\(event.id.map(String.init) ?? "-") \(event.type) \(event.data.jsonText)\n".utf8))
         }
         return 0
+    }
+
+    /// Queues `count` increments at once (each in the outbox before the next), then sends them
+    /// and whatever an earlier run left queued, and prints the counter once nothing is queued.
+    /// Killed half-way, the next run sends the rest, each increment applied exactly once.
+    static func increment(_ client: NavPrefsClient, profile name: String, count: Int) async -> Int32 {
+        do {
+            let profile = try client.profile(name, options: ProfileOptions(notificationDelivery: .immediately))
+            for _ in 0..<count { profile.counter.increment() }
+            note("queued \(count); \(profile.pendingWrites) to send")
+            profile.start()
+            while profile.pendingWrites > 0 { try? await Task.sleep(for: .milliseconds(10)) }
+            await profile.stop()
+            print(profile.counter.stringValue)
+            return 0
+        } catch {
+            return report(error)
+        }
     }
 
     private static func report(_ error: NavPrefsError) -> Int32 {

@@ -85,13 +85,11 @@ struct StreamingTests {
         let handler = TestHandler()
         let server = HTTPServer(configuration: ServerConfiguration(port: 0), handler: handler)
         try server.start()
-        async let serving: Void = server.run()
         let connection = try TestConnection(port: server.port)
         try await connection.send("GET", "/stream")
         _ = try await connection.readHead()
         _ = try await connection.readStream(until: "first\n")
         await server.shutdown(gracePeriod: .seconds(2))
-        await serving
         #expect(try await connection.readChunk() == nil)
         #expect(handler.terminations.withLock { $0 } == [.finished])
         #expect(throws: (any Error).self) { try TestConnection(port: server.port) }

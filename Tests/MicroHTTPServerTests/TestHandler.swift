@@ -20,14 +20,18 @@ final class TestHandler: HTTPHandler {
         case "/guarded":
             return .answer(HTTPResponse(status: 401, bytes: Array("no token\n".utf8)))
         case "/guarded-later":
-            return .deferred {
-                try? await Task.sleep(for: .milliseconds(milliseconds))
-                return .answer(HTTPResponse(status: 403, bytes: Array("token refused\n".utf8)))
+            return .later { responder in
+                Task {
+                    try? await Task.sleep(for: .milliseconds(milliseconds))
+                    responder.decide(.answer(HTTPResponse(status: 403, bytes: Array("token refused\n".utf8))))
+                }
             }
         case "/admit-later":
-            return .deferred {
-                try? await Task.sleep(for: .milliseconds(milliseconds))
-                return .proceed()
+            return .later { responder in
+                Task {
+                    try? await Task.sleep(for: .milliseconds(milliseconds))
+                    responder.decide(.proceed(ticket: "admitted later"))
+                }
             }
         case "/tiny":
             return .proceed(maxBodyBytes: 10)
@@ -46,33 +50,56 @@ final class TestHandler: HTTPHandler {
                             bytes: Array("{\"kind\":\"\(rejection.kind)\",\"path\":\"\(head.rawPath)\"}".utf8))
     }
 
-    func handle(_ request: HTTPRequest) -> HTTPHandlerResult {
+    func handle(_ request: HTTPRequest, responder: HTTPResponder) {
+        if let response = response(to: request, responder: responder) { responder.respond(response) }
+    }
+
+    /// The answer now, or `nil` when the route answers later through `responder` itself.
+    private func response(to request: HTTPRequest, responder: HTTPResponder) -> HTTPResponse? {
         handled.withLock { $0.append(request.path) }
         if request.path.hasPrefix("/raw/") {
             let segments = HTTPRequestHead.decodedSegments(ofRawPath: request.rawPath) ?? []
             let text = "path=\(request.path) raw=\(request.rawPath) segments=\(segments.joined(separator: "|"))"
-            return .immediate(HTTPResponse(status: 200, bytes: Array(text.utf8)))
+            return (HTTPResponse(status: 200, bytes: Array(text.utf8)))
         }
         switch request.path {
+        case "/not-modified":  // `?length=n`: the 200's length; without it, none
+            var headers = HTTPHeaders()
+            headers.add("ETag", "\"7\"")
+            return .notModified(headers: headers, representationLength: request.queryValue("length").flatMap { Int($0) })
+        case "/not-modified-bytes":  // a 304 built with an (empty) byte body, as a careless handler would
+            var headers = HTTPHeaders()
+            headers.add("ETag", "\"7\"")
+            return HTTPResponse(status: 304, headers: headers, bytes: [])
         case "/echo", "/admit-later", "/tiny":
             let query = request.query.map { "\($0.name)=\($0.value ?? "<nil>")" }.joined(separator: "&")
             let text = "\(request.method) \(request.path) q[\(query)] body=\(request.body.count) "
                 + "x-test=\(request.headers["X-Test"] ?? "-") remote=\(request.remoteAddress ?? "-")"
-            return .immediate(HTTPResponse(status: 200, bytes: Array(text.utf8)))
+                + (request.ticket.map { " ticket=\($0)" } ?? "")
+            return (HTTPResponse(status: 200, bytes: Array(text.utf8)))
         case "/slow":
             let milliseconds = Int(request.queryValue("ms") ?? "") ?? 100
-            return .deferred {
+            Task {
                 try? await Task.sleep(for: .milliseconds(milliseconds))
-                return HTTPResponse(status: 200, bytes: Array("slept \(milliseconds)".utf8))
+                responder.respond(HTTPResponse(status: 200, bytes: Array("slept \(milliseconds)".utf8)))
             }
+            return nil
+        case "/thread":
+            // Answered from a thread of its own, as a store's writer answers: no task involved.
+            let thread = Thread {
+                usleep(2_000)
+                responder.respond(HTTPResponse(status: 200, bytes: Array("from a thread".utf8)))
+            }
+            thread.start()
+            return nil
         case "/stream":
-            return .immediate(HTTPResponse(status: 200, body: .stream { stream in
+            return (HTTPResponse(status: 200, body: .stream { stream in
                 stream.write("first\n")
                 stream.onTermination { reason in self.terminations.withLock { $0.append(reason) } }
                 self.streams.withLock { $0.append(stream) }
             }))
         default:
-            return .immediate(HTTPResponse(status: 404, bytes: Array("no such path".utf8)))
+            return (HTTPResponse(status: 404, bytes: Array("no such path".utf8)))
         }
     }
 }
@@ -87,15 +114,12 @@ func withTestServer<T>(
 ) async throws -> T {
     let server = HTTPServer(configuration: configuration, handler: handler, messageLog: messageLog)
     try server.start()
-    async let serving: Void = server.run()
     do {
         let result = try await body(server, handler)
         await server.shutdown(gracePeriod: .seconds(2))
-        await serving
         return result
     } catch {
         await server.shutdown(gracePeriod: .seconds(2))
-        await serving
         throw error
     }
 }

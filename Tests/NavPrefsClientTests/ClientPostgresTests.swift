@@ -40,11 +40,14 @@ extension ClientSuites {
             do {
                 let profile = try rig.profile("shared")
                 try await profile.reload()
+                // The reload's kept-alive connection would carry the increment to whichever
+                // instance it reached: start from no connection, so A gets the first, B the next.
+                rig.proxy.cutAll()
                 rig.proxy.route(to: [rig.server.port, other.port])
                 rig.proxy.loseAnswers(1)
                 // Each write goes out on a connection of its own: the increment to A, which
                 // applies it and whose answer is lost; the library's retry to B.
-                #expect(try await profile.counter.increment(by: 3) == 3)
+                #expect(try await profile.counter.onServer.increment(by: 3) == 3)
                 let route = "/v1/profiles/{profile}/counter/increment"
                 let (onA, onB) = (try await rig.server.requests("POST", route), try await other.requests("POST", route))
                 #expect(onA == 1 && onB == 1, "increments on A: \(onA), on B: \(onB)")
@@ -56,7 +59,7 @@ extension ClientSuites {
                 let log = EventLog(follower)
                 follower.start()
                 #expect(await eventually { follower.counter.value == 3 })
-                #expect(try await profile.counter.increment() == 4)
+                #expect(try await profile.counter.onServer.increment() == 4)
                 #expect(await eventually { log.ids == [2] })
             } catch {
                 await other.stop()

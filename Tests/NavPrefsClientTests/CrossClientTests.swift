@@ -21,7 +21,7 @@ extension ClientSuites {
                 tablet.start()
                 #expect(await eventually { phone.isConnected && tablet.isConnected })
 
-                try await phone.font.setSliderValue(4.4)
+                try await phone.font.onServer.setSliderValue(4.4)
                 #expect(phone.font.fontSize == 21, "the writer's mirror has its own write when the call returns")
                 #expect(await eventually { tablet.font.fontSize == 21 })
                 #expect(tablet.font.sliderValue == 4)
@@ -35,7 +35,7 @@ extension ClientSuites {
 
                 // Any key reaches the other mirror, and its change stream.
                 let changes = tablet.preferences.changes(forKey: "theme")
-                try await phone.preferences.set("dark", forKey: "theme")
+                try await phone.preferences.onServer.set("dark", forKey: "theme")
                 var iterator = changes.makeAsyncIterator()
                 let change = await iterator.next()
                 #expect(change?.value == "dark")
@@ -49,12 +49,12 @@ extension ClientSuites {
             try await withRig { rig in
                 let phone = try rig.profile("race")
                 let tablet = try rig.profile("race")
-                try await phone.preferences.set("light", forKey: "theme")
+                try await phone.preferences.onServer.set("light", forKey: "theme")
                 // The tablet read the state, then went quiet (not following): its mirror stays at "light".
                 try await tablet.reload()
-                try await phone.preferences.set("dark", forKey: "theme")
+                try await phone.preferences.onServer.set("dark", forKey: "theme")
                 do throws(NavPrefsError) {
-                    try await tablet.preferences.set("sepia", forKey: "theme")
+                    try await tablet.preferences.onServer.set("sepia", forKey: "theme")
                     Issue.record("a stale write was accepted")
                 } catch {
                     guard case .preconditionFailed(let current, let problem) = error else {
@@ -67,10 +67,10 @@ extension ClientSuites {
                 #expect(try await rig.request("GET", "/v1/profiles/race/preferences/theme").text.contains("\"dark\""))
                 #expect(tablet.preferences.string(forKey: "theme") == "light", "a refused write leaves the mirror alone")
                 // The same holds for removals, defaults and multi-key writes based on stale versions.
-                await #expect(throws: NavPrefsError.self) { try await tablet.preferences.removeObject(forKey: "theme") }
-                await #expect(throws: NavPrefsError.self) { try await tablet.preferences.setValues(["theme": "x", "other": nil]) }
+                await #expect(throws: NavPrefsError.self) { try await tablet.preferences.onServer.removeObject(forKey: "theme") }
+                await #expect(throws: NavPrefsError.self) { try await tablet.preferences.onServer.setValues(["theme": "x", "other": nil]) }
                 try await tablet.reload()
-                try await tablet.preferences.setValues(["theme": "sepia", "volume": 0.5])
+                try await tablet.preferences.onServer.setValues(["theme": "sepia", "volume": 0.5])
                 #expect(tablet.preferences.string(forKey: "theme") == "sepia")
                 #expect(tablet.preferences.double(forKey: "volume") == 0.5)
             }
@@ -83,15 +83,15 @@ extension ClientSuites {
                 let tablet = try rig.profile("counting")
                 phone.start()
                 tablet.start()
-                #expect(try await phone.counter.increment() == 1)
-                #expect(try await phone.counter.increment(by: 5) == 6)
-                #expect(try await phone.counter.decrement() == 5)
+                #expect(try await phone.counter.onServer.increment() == 1)
+                #expect(try await phone.counter.onServer.increment(by: 5) == 6)
+                #expect(try await phone.counter.onServer.decrement() == 5)
                 #expect(await eventually { tablet.counter.stringValue == "5" })
                 #expect(tablet.counter.value == 5)
                 #expect(tablet.preferences.integer(forKey: "numIndex") == 5)
-                #expect(try await tablet.counter.reset() == 0)
+                #expect(try await tablet.counter.onServer.reset() == 0)
                 #expect(await eventually { phone.counter.value == 0 })
-                #expect(try await phone.counter.set(41) == 41)
+                #expect(try await phone.counter.onServer.set(41) == 41)
             }
         }
     }

@@ -15,11 +15,11 @@ extension ClientSuites {
                 try await profile.reload()
                 rig.proxy.loseAnswers(1)
                 let started = ContinuousClock.now
-                #expect(try await profile.counter.increment(by: 2) == 2, "the retry's answer is the first one's")
+                #expect(try await profile.counter.onServer.increment(by: 2) == 2, "the retry's answer is the first one's")
                 #expect(ContinuousClock.now - started < .seconds(5), "the retry went out at once, not after a timeout")
                 // Without a body too.
                 rig.proxy.loseAnswers(1)
-                #expect(try await profile.counter.increment() == 3)
+                #expect(try await profile.counter.onServer.increment() == 3)
                 #expect(try await rig.request("GET", "/v1/profiles/retry/counter").int("value") == 3)
                 #expect(try await rig.server.requests("POST", "/v1/profiles/{profile}/counter/increment") == 4, "sent twice each, applied once each")
                 let events = try await rig.request("GET", "/v1/profiles/retry/events?after=0", headers: [("Accept", "application/json")])
@@ -32,11 +32,11 @@ extension ClientSuites {
         func callersKey() async throws {
             try await withRig { rig in
                 let profile = try rig.profile("retry")
-                for _ in 0..<3 { try await profile.counter.increment(by: 2, idempotencyKey: "launch-7-plus-2") }
+                for _ in 0..<3 { try await profile.counter.onServer.increment(by: 2, idempotencyKey: "launch-7-plus-2") }
                 #expect(try await rig.request("GET", "/v1/profiles/retry/counter").int("value") == 2)
                 // The same key for another request is refused, and says why.
                 do throws(NavPrefsError) {
-                    try await profile.counter.increment(by: 3, idempotencyKey: "launch-7-plus-2")
+                    try await profile.counter.onServer.increment(by: 3, idempotencyKey: "launch-7-plus-2")
                     Issue.record("a reused key was accepted")
                 } catch {
                     #expect(error.problem?.type == "urn:navprefs:problem:idempotency-key-reused")

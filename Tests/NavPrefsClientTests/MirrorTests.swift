@@ -20,8 +20,8 @@ extension ClientSuites {
             try await withRig { rig in
                 let profile = try rig.profile("getters")
                 try await profile.reload()
-                for (key, value) in Self.values { try await profile.preferences.set(value, forKey: key) }
-                try await profile.preferences.register(defaults: ["registered": 3.5, "text": "shadowed"])
+                for (key, value) in Self.values { try await profile.preferences.onServer.set(value, forKey: key) }
+                try await profile.preferences.onServer.register(defaults: ["registered": 3.5, "text": "shadowed"])
                 let defaults = profile.preferences
                 for key in Self.values.map(\.0) + ["registered", "absent"] {
                     for getter in ["string", "integer", "float", "double", "bool", "array", "dictionary", "stringArray", "object"] {
@@ -59,10 +59,10 @@ extension ClientSuites {
             let rig = try await ClientRig()
             let first = try rig.profile("offline", suite: suite)
             first.start()
-            try await first.preferences.set("dark", forKey: "theme")
-            try await first.counter.increment(by: 5)
-            try await first.font.setSliderValue(3)
-            try await first.preferences.register(defaults: ["volume": 0.8])
+            try await first.preferences.onServer.set("dark", forKey: "theme")
+            try await first.counter.onServer.increment(by: 5)
+            try await first.font.onServer.setSliderValue(3)
+            try await first.preferences.onServer.register(defaults: ["volume": 0.8])
             await first.stop()
             rig.proxy.close()
             await rig.server.stop()
@@ -79,7 +79,7 @@ extension ClientSuites {
             #expect(again.preferences.double(forKey: "volume") == 0.8)
             #expect(again.preferences.dictionaryRepresentation().count == 5)
             // A write cannot be made offline: it says so, and the mirror is unchanged.
-            await #expect(throws: NavPrefsError.self) { try await again.preferences.set("light", forKey: "theme") }
+            await #expect(throws: NavPrefsError.self) { try await again.preferences.onServer.set("light", forKey: "theme") }
             #expect(again.preferences.string(forKey: "theme") == "dark")
             await again.close(erasingMirror: true)
             await first.close(erasingMirror: true)

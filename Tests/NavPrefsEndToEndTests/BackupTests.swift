@@ -3,8 +3,8 @@ import HTTPTestClient
 import Synchronization
 import Testing
 
-/// `navprefs backup` of a running SQLite service under concurrent writes, restored as README
-/// says: the copy holds every write acknowledged before the backup began, and no write in part.
+/// `navprefs backup` of a running SQLite service under concurrent writes, restored as
+/// docs/operations.md says: the copy holds every write acknowledged before the backup began, and no write in part.
 @Suite("Online backup of SQLite")
 struct BackupTests {
     @Test("a backup taken under concurrent writes restores with every write acknowledged before it began, none in part")
@@ -48,7 +48,7 @@ struct BackupTests {
         #expect(during > 0, "writes were acknowledged while the backup ran")
         await service.stop()
 
-        // The restore README describes: the service stopped, its WAL files gone, the copy in place.
+        // The restore docs/operations.md describes: the service stopped, its WAL files gone, the copy in place.
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
         try FileManager.default.moveItem(atPath: copy, toPath: path)
         let (restored, restoredPort) = try await ServiceProcess.start(database: path)

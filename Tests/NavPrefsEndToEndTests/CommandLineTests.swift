@@ -124,6 +124,21 @@ struct CommandLineTests {
         #expect(export.output == lines.joined(separator: "\n") + "\n")
     }
 
+    @Test("import's error quotes a hostile profile name with its control characters escaped, never raw to the terminal")
+    func importEscapesControlCharacters() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let hostile = "x\u{1B}]0;owned\u{07}\u{1B}[31mred"
+        let header = #"{"record":"header","format":"navprefs-export","version":1,"source":{"navprefs":"0.5.0","store":"sqlite"},"secrets":false}"#
+        let profile = #"{"record":"profile","name":"\#(hostile.unicodeScalars.map { $0.value < 0x20 ? String(format: "\\u%04x", $0.value) : String($0) }.joined())","createdAt":1,"lastEventId":0,"preferencesVersion":0}"#
+        let file = scratch.path("hostile.ndjson")
+        try (header + "\n" + profile + "\n").write(toFile: file, atomically: true, encoding: .utf8)
+        let load = try await NavPrefsCommand.run(["import", file, "--database", "sqlite:" + scratch.path("h.sqlite")])
+        #expect(load.status != 0, "\(load)")
+        #expect(!load.errors.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 }, "raw control characters: \(load.errors.debugDescription)")
+        #expect(load.errors.contains("\\u{1B}"), "\(load.errors.debugDescription)")
+    }
+
     @Test("import refuses a store that holds data (5) or that a service serves (4); a file cut short leaves a store navprefs refuses until --replace")
     func importRefusals() async throws {
         let scratch = try Scratch()

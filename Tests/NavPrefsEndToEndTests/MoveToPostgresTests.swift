@@ -2,7 +2,7 @@ import Foundation
 import HTTPTestClient
 import Testing
 
-/// Moving a store from SQLite to PostgreSQL as README's Operations section says (stop the
+/// Moving a store from SQLite to PostgreSQL as docs/operations.md says (stop the
 /// service, export, import, start on the new store) with the real binary: clients keep their
 /// ETags and Last-Event-IDs, tokens and stream tokens keep working, and the way back to SQLite
 /// gives the first export byte for byte. Needs `NAVPREFS_TEST_POSTGRES_URL`.

@@ -2,7 +2,7 @@ import Foundation
 import HTTPTestClient
 import Testing
 
-/// What README promises of pg_dump and pg_restore: a dump taken while an instance serves,
+/// What docs/operations.md promises of pg_dump and pg_restore: a dump taken while an instance serves,
 /// restored into a new database, serves the same versions and event ids, and the next write
 /// continues each profile's sequence (ids live in rows, not in PostgreSQL sequences).
 @Suite("PostgreSQL: pg_dump and pg_restore", .serialized,

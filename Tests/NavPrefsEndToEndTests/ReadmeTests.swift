@@ -5,13 +5,26 @@ import Testing
 import NavPrefsSQLite
 import NavPrefsApp
 
-/// README.md's promises, checked: its curl examples print what it shows, they cover every
-/// route, and its configuration table matches the settings the binary has.
-@Suite("README.md")
+/// The promises of README.md and docs/*.md, checked: their curl examples print what they show,
+/// they cover every route, and the configuration table (docs/operations.md) matches the settings
+/// the binary has.
+@Suite("README.md and docs/")
 struct ReadmeTests {
-    static let readme: String = {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        return (try? String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)) ?? ""
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// The pages whose examples run as one sequence, in this order: each builds on the state the
+    /// ones before it left (the list of profiles in api.md shows navigation.md's profile, and
+    /// access-and-security.md's first token turns authentication on for everything after it).
+    /// Every other page of docs/ follows, in the order of its name.
+    static let sequence = ["README.md", "docs/navigation.md", "docs/api.md", "docs/events.md", "docs/console.md",
+                           "docs/operations.md", "docs/access-and-security.md"]
+
+    static let pages: [(path: String, text: String)] = {
+        let docs = (try? FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("docs").path)) ?? []
+        let rest = docs.filter { $0.hasSuffix(".md") }.map { "docs/" + $0 }.filter { !sequence.contains($0) }.sorted()
+        return (sequence + rest).map { path in
+            (path, (try? String(contentsOf: root.appendingPathComponent(path), encoding: .utf8)) ?? "")
+        }
     }()
 
     /// `$ command` lines of ```console blocks, each with the output lines that follow it.
@@ -46,52 +59,50 @@ struct ReadmeTests {
         }
     }
 
-    /// Tokens the examples printed, for the examples after them: `$ADMIN_TOKEN` (the last admin
-    /// token made, by the command line or the API), `$TOKEN` and `$TOKEN_ID` (the last profile
-    /// token), `$STREAM_TOKEN`.
-    static func tokens(in output: String, command: String, into environment: inout [String: String]) {
-        if command.hasPrefix("navprefs tokens create --admin"), let made = output.wholeMatch(of: /(npt_[0-9a-f_]+)\n?/) {
-            environment["ADMIN_TOKEN"] = String(made.1)
-        }
-        if let made = output.firstMatch(of: /"id":"([0-9a-f]{12})","profile":(null|"[^"]*"),"admin":(true|false),.*"token":"(npt_[0-9a-f_]+)"/) {
-            if made.3 == "true" {
-                environment["ADMIN_TOKEN"] = String(made.4)
-            } else {
-                environment["TOKEN"] = String(made.4)
-                environment["TOKEN_ID"] = String(made.1)
-            }
-        }
-        if let stream = output.firstMatch(of: /"token":"(nps_[0-9a-z_]+)"/) { environment["STREAM_TOKEN"] = String(stream.1) }
+    /// An example that assigns a shell variable, `NAME=$(command)`: the variable's name.
+    static func assignedVariable(_ command: String) -> String? {
+        command.wholeMatch(of: /([A-Za-z_][A-Za-z0-9_]*)=\$\(.*\)/).map { String($0.1) }
     }
 
-    /// The last session id an example printed: the examples use it as `$SESSION`.
-    static func sessionID(in output: String) -> String? {
-        output.firstMatch(of: /"session":"([0-9a-f]{32})"/).map { String($0.1) }
+    @Test("the pages of the sequence exist, and every page of docs/ is read")
+    func pagesRead() throws {
+        for path in Self.sequence { #expect(FileManager.default.fileExists(atPath: Self.root.appendingPathComponent(path).path), "\(path) is gone") }
+        let docs = try FileManager.default.contentsOfDirectory(atPath: Self.root.appendingPathComponent("docs").path).filter { $0.hasSuffix(".md") }
+        #expect(Set(docs.map { "docs/" + $0 }).isSubset(of: Set(Self.pages.map(\.path))))
+        #expect(Self.pages.allSatisfy { !$0.text.isEmpty })
     }
 
-    @Test("the curl examples print exactly what README shows, and cover every route")
+    @Test("the curl examples of README and docs/ print exactly what they show, and cover every route")
     func curlExamples() async throws {
-        let examples = Self.examples(in: Self.readme)
+        let examples = Self.pages.flatMap { page in Self.examples(in: page.text).map { (page: page.path, command: $0.command, output: $0.output) } }
         #expect(examples.count >= 10)
         let scratch = try Scratch()
         defer { scratch.remove() }
         let (service, port) = try await ServiceProcess.start(database: scratch.path("readme.sqlite"))
         // `navprefs` commands run the binary under test, on the service's database.
         let path = ServiceProcess.binary.deletingLastPathComponent().path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
-        var environment = ["SESSION": "", "PATH": path, "DATABASE_URL": "sqlite:" + scratch.path("readme.sqlite")]
+        // Shell variables the examples assign (`SESSION=$(curl ...)`) are kept for the ones after.
+        var environment = ["PATH": path, "DATABASE_URL": "sqlite:" + scratch.path("readme.sqlite")]
         for example in examples {
             let command = example.command.replacingOccurrences(of: "localhost:8080", with: "127.0.0.1:\(port)")
-            let result = try shell(command, environment: environment)
-            environment["SESSION"] = Self.sessionID(in: result.output) ?? environment["SESSION"]
-            Self.tokens(in: result.output, command: example.command, into: &environment)
+            let result: (status: Int32, output: String)
+            if let name = Self.assignedVariable(command) {
+                // Run as the shell runs it; the value goes to the later examples, nothing is printed.
+                let assigned = try shell("\(command) || exit $?\nprintf '%s' \"$\(name)\"", environment: environment)
+                environment[name] = assigned.output
+                #expect(!assigned.output.isEmpty, "\(example.page): \(example.command) assigned nothing")
+                result = (assigned.status, "")
+            } else {
+                result = try shell(command, environment: environment)
+            }
             // A stream example ends by curl's own time limit (`-m`), which curl reports as 28.
             let expectedStatus: Int32 = example.command.hasPrefix("curl -sN -m ") ? 28 : 0
-            #expect(result.status == expectedStatus, "\(example.command) exited \(result.status)")
+            #expect(result.status == expectedStatus, "\(example.page): \(example.command) exited \(result.status)")
             // "\r\n" is one Character in Swift: turn HTTP line ends into "\n" before splitting.
             var printed = result.output.replacingOccurrences(of: "\r\n", with: "\n")
                 .split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
             if printed.last == "" { printed.removeLast() }
-            #expect(Self.normalized(printed) == Self.normalized(example.output), "README example differs: \(example.command)")
+            #expect(Self.normalized(printed) == Self.normalized(example.output), "\(example.page): example differs: \(example.command)")
         }
         service.send(SIGTERM)
         #expect(await service.waitForExit() == 0)
@@ -104,7 +115,7 @@ struct ReadmeTests {
             return "\(method) \(route)"
         })
         let operations = try await Self.operations()
-        #expect(operations.subtracting(served).isEmpty, "routes without a README example: \(operations.subtracting(served).sorted())")
+        #expect(operations.subtracting(served).isEmpty, "routes without an example in README or docs/: \(operations.subtracting(served).sorted())")
     }
 
     static func operations() async throws -> Set<String> {
@@ -118,7 +129,7 @@ struct ReadmeTests {
 
     @Test("the configuration table lists every setting with its environment variable and default")
     func configurationTable() {
-        let rows = Self.readme.split(separator: "\n").filter { $0.hasPrefix("| `--") }.map { row in
+        let rows = Self.pages.flatMap { $0.text.split(separator: "\n") }.filter { $0.hasPrefix("| `--") }.map { row in
             row.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "`")) }
         }
         let documented = rows.map { "\($0[0]) \($0[1]) \($0[2])" }

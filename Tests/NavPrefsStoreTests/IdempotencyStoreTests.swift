@@ -38,6 +38,64 @@ struct IdempotencyStoreTests {
         }
     }
 
+    @Test("issue 21: a profile keeps its 256 newest keys; the oldest is forgotten first (its retry runs as new)", arguments: StoreKind.testCases)
+    func keysPerProfileBounded(kind: StoreKind) async throws {
+        try await withStore(kind) { store, _ in
+            let (p, other) = (profile("many-keys"), profile("other"))
+            _ = try await store.perform(.counter(.increment(.one), of: other, if: nil), remembering: Self.request(other, "k0"),
+                                        answer: Self.counterAnswer)
+            for index in 0..<260 {
+                _ = try await store.perform(.counter(.increment(.one), of: p, if: nil), remembering: Self.request(p, "k\(index)"),
+                                            answer: Self.counterAnswer)
+                // Keys made within one millisecond tie on time; keep them apart.
+                if index < 5 { try await Task.sleep(for: .milliseconds(2)) }
+            }
+            let write = StoreWrite.counter(.increment(.one), of: p, if: nil)
+            guard case .replayed = try await store.perform(write, remembering: Self.request(p, "k259"), answer: Self.counterAnswer) else {
+                Issue.record("the newest key was forgotten")
+                return
+            }
+            #expect(try await store.counter(of: p).counter.value == 260)
+            guard case .performed = try await store.perform(write, remembering: Self.request(p, "k0"), answer: Self.counterAnswer) else {
+                Issue.record("the oldest key beyond the cap was still remembered")
+                return
+            }
+            #expect(try await store.counter(of: p).counter.value == 261)
+            // Another profile's keys are its own.
+            guard case .replayed = try await store.perform(.counter(.increment(.one), of: other, if: nil),
+                                                          remembering: Self.request(other, "k0"), answer: Self.counterAnswer) else {
+                Issue.record("another profile's key was forgotten")
+                return
+            }
+        }
+    }
+
+    @Test("issue 21: a large answer is recorded as its summary (status, fields, short scalars); the writer still gets it whole",
+          arguments: StoreKind.testCases)
+    func largeAnswersSummarized(kind: StoreKind) async throws {
+        try await withStore(kind) { store, _ in
+            let p = profile("large")
+            let big = String(repeating: "x", count: 10_000)
+            let answer: @Sendable (CounterChange) -> RecordedAnswer = { change in
+                RecordedAnswer(status: 200, headers: [.init(name: "ETag", value: "\"\(change.state.version)\"")],
+                               body: "{\"profile\":\"large\",\"version\":\(change.state.version),\"values\":{\"k\":\"\(big)\"},\"note\":\"\(big)\"}")
+            }
+            let write = StoreWrite.counter(.increment(.one), of: p, if: nil)
+            guard case .performed(let first) = try await store.perform(write, remembering: Self.request(p, "k"), answer: answer) else {
+                Issue.record("not performed")
+                return
+            }
+            #expect(first.body.utf8.count > 20_000)
+            guard case .replayed(let replay) = try await store.perform(write, remembering: Self.request(p, "k"), answer: answer) else {
+                Issue.record("not replayed")
+                return
+            }
+            #expect(replay.status == 200)
+            #expect(replay.headers == first.headers)
+            #expect(replay.body == "{\"profile\":\"large\",\"version\":1,\"summarized\":true}\n")
+        }
+    }
+
     @Test("the same key with another request is refused and writes nothing; keys are per profile", arguments: StoreKind.testCases)
     func keyReuse(kind: StoreKind) async throws {
         try await withStore(kind) { store, _ in

@@ -11,6 +11,8 @@ play by the rules. Each part starts a server of its own on a fresh SQLite file:
   fuzz       a seeded fuzzer over every route of openapi.yaml for --fuzz-seconds: no 5xx, no
              hang, no crash, healthy at the end (default 60 s)
   crash      kill -9 under 16 concurrent writers, three rounds: no acknowledged write lost (~20 s)
+  abuse      Idempotency-Key amplification, the per-profile quota, control characters in what
+             `navprefs import` prints (issue 21) (~5 s)
 
 Usage: run.py NAVPREFS_BINARY [--only PART,PART] [--seed N] [--fuzz-seconds S] [--replay W:I]
 Timing-bound (slowloris): run it on a machine nothing else loads. Loopback only; every server it
@@ -29,6 +31,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(ROOT, "scripts", "lib"))
 
+import abuse  # noqa: E402
 import crash  # noqa: E402
 import framing  # noqa: E402
 import fuzz  # noqa: E402
@@ -37,7 +40,7 @@ import uploads  # noqa: E402
 from navprefs_checks import report  # noqa: E402
 from service import Service  # noqa: E402
 
-PARTS = ["framing", "slowloris", "uploads", "fuzz", "crash"]
+PARTS = ["framing", "slowloris", "uploads", "fuzz", "crash", "abuse"]
 
 
 def main():
@@ -88,6 +91,13 @@ def main():
                     service, token = fresh("fuzz", token=True)
                     found = fuzz.run(service.start(), token, os.path.join(ROOT, "openapi.yaml"), seed,
                                      seconds=arguments.fuzz_seconds)
+                elif part == "abuse":
+                    service, _ = fresh("abuse")
+                    found = abuse.amplification(service.start())
+                    found[f"navprefs exits 0 on SIGTERM after the amplification"] = service.stop() == 0
+                    service, _ = fresh("quota")
+                    found.update(abuse.quota(service.start(extra=["--profile-quota-bytes", "150000"])))
+                    found.update(abuse.terminal(binary, scratch))
                 else:
                     service, _ = fresh("crash")
                     found = crash.run(service, seed)

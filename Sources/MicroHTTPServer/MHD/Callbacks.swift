@@ -52,11 +52,13 @@ let connectionNotified: MHD_NotifyConnectionCallback = { cls, connection, socket
 let messageLogged: MHD_LogCallback = { cls, format, arguments in
     guard let cls, let format, let arguments else { return }
     let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
-    guard let log = core.messageLog else { return }
     var buffer = [CChar](repeating: 0, count: 512)
     _ = vsnprintf(&buffer, buffer.count, format, arguments)
     let text = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    log(text.trimmingTrailingNewlines())
+    let message = text.trimmingTrailingNewlines()
+    core.messageLog?(message)
+    // Before MHD queues a refusal page of its own: the server may answer instead.
+    core.libraryLogged(message)
 }
 
 extension String {

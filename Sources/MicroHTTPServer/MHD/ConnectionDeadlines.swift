@@ -21,6 +21,9 @@ final class PeerInfo {
     /// The connection's socket, or -1 if MHD could not tell (it then has no deadlines).
     let socket: Int32
     var phase: Phase
+    /// The request in progress on this connection, from its request line to MHD's completion
+    /// notice (``LibraryRefusals`` looks for the one MHD refuses).
+    var request: RequestContext?
 
     init(connection: OpaquePointer, id: Int) {
         self.id = id
@@ -61,6 +64,9 @@ final class ConnectionDeadlines: @unchecked Sendable {
         checkInterval = min(.milliseconds(250), shortest / 4)
     }
 
+    /// Every open connection with a known socket.
+    var openPeers: Dictionary<Int, PeerInfo>.Values { peers.values }
+
     func opened(_ peer: PeerInfo) {
         if peer.socket >= 0 { peers[peer.id] = peer }
     }
@@ -68,6 +74,7 @@ final class ConnectionDeadlines: @unchecked Sendable {
     func closed(_ peer: PeerInfo) {
         peers.removeValue(forKey: peer.id)
         peer.phase = .busy  // drops the context a body phase held
+        peer.request = nil
     }
 
     /// Calls `expired` for each connection past its deadline (each once: its phase becomes busy).

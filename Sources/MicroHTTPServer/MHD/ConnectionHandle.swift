@@ -10,7 +10,8 @@ import Synchronization
 /// one earlier suspend (MHD forbids resuming a connection that is not suspended).
 struct ConnectionHandle: @unchecked Sendable {
     let pointer: OpaquePointer
-    /// Wakes the event loop, which would otherwise notice the resume only at its next timeout.
+    /// Wakes the event loop, which would otherwise notice the resume only at its next timeout
+    /// (workaround ``MHDWorkarounds/wakeOnResume``).
     let waker: LoopWaker
 
     func suspend() { MHD_suspend_connection(pointer) }
@@ -21,7 +22,8 @@ struct ConnectionHandle: @unchecked Sendable {
     }
 }
 
-/// The eventfd the event loop waits on besides MHD's own descriptors (see `shim.h`).
+/// The eventfd the event loop waits on besides MHD's own descriptors (see `shim.h`), and the
+/// work other threads hand to the loop (``HTTPServer/execute(_:)``).
 ///
 /// Wake-ups are coalesced: between two runs of the loop only the first one writes the eventfd
 /// (a publish to ten thousand streams would otherwise make ten thousand system calls).
@@ -29,10 +31,25 @@ final class LoopWaker: Sendable {
     /// -1 if the process is out of descriptors; the event loop then refuses to start.
     let descriptor: Int32
     private let signalled = Atomic<Bool>(false)
+    /// Off only in tests that show libmicrohttpd's behaviour without the workaround.
+    private let enabled: Bool
+    private let tasks = Mutex<[@Sendable () -> Void]>([])
 
-    init() { descriptor = cmhd_wake_fd_create() }
+    init(enabled: Bool = true) {
+        descriptor = cmhd_wake_fd_create()
+        self.enabled = enabled
+    }
 
     func wake() {
+        guard enabled else { return }
+        if !signalled.exchange(true, ordering: .acquiringAndReleasing) {
+            cmhd_wake_fd_signal(descriptor)
+        }
+    }
+
+    /// Queues `task` for the loop thread and wakes it.
+    func execute(_ task: @escaping @Sendable () -> Void) {
+        tasks.withLock { $0.append(task) }
         if !signalled.exchange(true, ordering: .acquiringAndReleasing) {
             cmhd_wake_fd_signal(descriptor)
         }
@@ -41,6 +58,16 @@ final class LoopWaker: Sendable {
     /// Called by the loop after it woke and before it runs MHD: any resume after this point
     /// signals again, and every resume before it is seen by the coming run.
     func rearm() { signalled.store(false, ordering: .releasing) }
+
+    /// Runs the queued tasks (loop thread only), in the order they were queued.
+    func runTasks() {
+        let queued = tasks.withLock { tasks -> [@Sendable () -> Void] in
+            guard !tasks.isEmpty else { return [] }
+            defer { tasks.removeAll(keepingCapacity: true) }
+            return tasks
+        }
+        for task in queued { task() }
+    }
 
     deinit { if descriptor >= 0 { close(descriptor) } }
 }

@@ -43,8 +43,9 @@ final class EventLoop: @unchecked Sendable {
             MHD_OptionItem(option: .CONNECTION_TIMEOUT, value: configuration.idleTimeoutSeconds, ptr_value: nil),
             MHD_OptionItem(option: .CONNECTION_MEMORY_LIMIT, value: configuration.connectionMemoryBytes, ptr_value: nil),
             MHD_OptionItem(option: .LISTEN_BACKLOG_SIZE, value: configuration.listenBacklog, ptr_value: nil),
-            // 400 for an HTTP/1.1 request without Host; the rest of the framing is FramingCheck's.
-            MHD_OptionItem(option: .STRICT_FOR_CLIENT, value: 1, ptr_value: nil),
+            // MHD's own Host check answers twice on one connection (see HostField): off when the
+            // server checks Host itself, the rest of the framing is FramingCheck's.
+            MHD_OptionItem(option: .STRICT_FOR_CLIENT, value: core.workarounds.contains(.checkHostItself) ? 0 : 1, ptr_value: nil),
             MHD_OptionItem(option: .END, value: 0, ptr_value: nil),
         ]
         let cls = Unmanaged.passUnretained(core).toOpaque()
@@ -90,6 +91,8 @@ final class EventLoop: @unchecked Sendable {
             cmhd_loop_wait(daemon, loopDescriptor, waker.descriptor, maxWaitMilliseconds)
             // Resumes from now on must signal again; those before are handled by this run.
             waker.rearm()
+            // Work other threads handed to the loop (event deliveries), before MHD sends.
+            waker.runTasks()
             _ = MHD_run(daemon)
             // The header and body deadlines MHD does not have (it shuts sockets down; MHD closes
             // them in a coming run).

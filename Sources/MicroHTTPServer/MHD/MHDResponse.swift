@@ -16,6 +16,26 @@ enum MHDResponse {
         return MHD_queue_response(connection, UInt32(clamping: status), response)
     }
 
+    /// Queues a response whose status has no body (304), with `Content-Length: length` or none.
+    ///
+    /// Why not a buffer: libmicrohttpd 0.9.75 sends a 304 without its body but with the
+    /// `Content-Length` of the buffer, so an empty one says `Content-Length: 0`, a lie RFC 9110
+    /// §8.6 forbids (the 200's body is not empty), and 0.9.75 has no flag to leave the field
+    /// out. A callback response of size `length` makes MHD state the 200's length (the reader is
+    /// never called: MHD sends no body with a 304). Without a length, the response is unframed
+    /// (``cmhd_response_unframed``): no `Content-Length`, and the connection closes after it.
+    static func queueOmitted(
+        length: Int?, status: Int, headers: HTTPHeaders, close: Bool, on connection: OpaquePointer
+    ) -> MHD_Result {
+        let size = length.map { UInt64(clamping: max($0, 0)) } ?? UInt64.max
+        // The block size is the buffer MHD allocates with the response; nothing is ever read into it.
+        guard let response = MHD_create_response_from_callback(size, 64, endOfStreamReader, nil, nil) else { return .NO }
+        defer { MHD_destroy_response(response) }
+        if length == nil { guard cmhd_response_unframed(response) != 0 else { return .NO } }
+        addHeaders(headers, close: close, to: response)
+        return MHD_queue_response(connection, UInt32(clamping: status), response)
+    }
+
     /// Queues a streamed body of unknown length (sent chunked), read through `streamReader`.
     /// The retained stream is released by `streamFreed` when MHD is done with the response.
     static func queueStream(
@@ -55,9 +75,8 @@ enum MHDResponse {
         return MHD_queue_response(connection, UInt32(clamping: status), response)
     }
 
-    /// The bytes of a complete response with `Connection: close`, for the one answer the server
-    /// writes to a socket itself (408 at the body deadline, where MHD 0.9.75 refuses to queue a
-    /// response: it only accepts one before or after the body). A streamed body is left out.
+    /// The bytes of a complete response with `Connection: close`, for the answers the server
+    /// writes to a socket itself (``RawAnswer``). A streamed body is left out.
     static func serialized(_ response: HTTPResponse) -> [UInt8] {
         let body: [UInt8]
         if case .bytes(let bytes) = response.body { body = bytes } else { body = [] }
@@ -74,13 +93,10 @@ enum MHDResponse {
         return Array(text.utf8) + body
     }
 
+    /// The reason phrase libmicrohttpd itself sends with `status`, so both kinds of answers agree.
     private static func reasonPhrase(_ status: Int) -> String {
-        switch status {
-        case 408: "Request Timeout"
-        case 400: "Bad Request"
-        case 503: "Service Unavailable"
-        default: "Error"
-        }
+        guard let phrase = MHD_get_reason_phrase_for(UInt32(clamping: status)) else { return "Unknown" }
+        return String(cString: phrase)
     }
 
     private static func addHeaders(_ headers: HTTPHeaders, close: Bool, to response: OpaquePointer) {
@@ -121,7 +137,7 @@ private let streamReader: MHD_ContentReaderCallback = { cls, _, buffer, max in
 }
 
 /// Reports the end of a body at once: the reader of a head-only response (MHD does not call it
-/// for HEAD; if it ever did, nothing would be sent).
+/// for HEAD or a 304; if it ever did, nothing would be sent).
 private let endOfStreamReader: MHD_ContentReaderCallback = { _, _, _, _ in -1 }
 
 private let streamFreed: MHD_ContentReaderFreeCallback = { cls in

@@ -1,34 +1,29 @@
 import CMicroHTTPD
+import Glibc
 import Synchronization
 
-/// The state libmicrohttpd's callbacks reach through their `cls` pointer: the handler, the
-/// limits, the queue of deferred work and the registry of suspended requests and open streams.
+/// The state libmicrohttpd's callbacks reach through their `cls` pointer, and the glue between
+/// MHD's calls and the request-phase machine (``RequestPhases``): MHD reports, the machine
+/// decides, this type carries the decision out with MHD's calls.
 ///
+/// Runs on the event-loop thread, all of it, except where a method says otherwise: responders
+/// are fulfilled from any thread (``OneShot``), and ``HTTPServer`` reads the counters.
 /// ``HTTPServer`` owns it and keeps it alive until the daemon is stopped, so callbacks take it
 /// unretained.
-final class ServerCore: Sendable {
-    /// Deferred work (an admission decision or a response): runs in ``HTTPServer/run()``'s task
-    /// group and hands its outcome to its request itself.
-    struct DeferredJob: Sendable {
-        let run: @Sendable () async -> Void
-    }
-
-    struct Registry: ~Copyable {
-        var waiting: [Int: RequestContext] = [:]
-        var streams: [Int: ResponseStream] = [:]
-        /// Streams aborted while libmicrohttpd was sending, whose connections the loop cuts.
-        var cuts: [Int] = []
-    }
+final class ServerCore: @unchecked Sendable {
+    // Safety (`@unchecked Sendable`): `lastLibraryMessage` is touched only on the event-loop
+    // thread (MHD logs request errors from there); everything else is immutable or synchronised.
 
     let configuration: ServerConfiguration
     let handler: any HTTPHandler
     let waker: LoopWaker
+    let workarounds: MHDWorkarounds
+    let limits: RequestPhases.Limits
     /// Where libmicrohttpd's own messages go; `nil` drops them.
     let messageLog: (@Sendable (String) -> Void)?
-    let jobs: AsyncStream<DeferredJob>
-    let jobSink: AsyncStream<DeferredJob>.Continuation
+    /// Requests waiting for a later answer or admission, and open streams: what shutdown ends.
     let registry = Mutex(Registry())
-    /// Requests between their first handler call and MHD's completion notice.
+    /// Requests between their request line and MHD's completion notice.
     let requestsInFlight = Atomic<Int>(0)
     let openConnections = Atomic<Int>(0)
     /// Set once shutdown begins: answers carry `Connection: close` from then on.
@@ -38,16 +33,35 @@ final class ServerCore: Sendable {
     let deadlines: ConnectionDeadlines
     /// Bytes held by request bodies being received, against ``ServerConfiguration/maxBufferedBodyBytes``.
     let bodyBudget: BodyBudget
+    /// The message libmicrohttpd logged just before a refusal of its own (see ``LibraryRefusals``).
+    var lastLibraryMessage = ""
+    /// Refusals of libmicrohttpd's own that could not be tied to one connection.
+    let unattributedLibraryRefusals = Atomic<Int>(0)
 
-    init(configuration: ServerConfiguration, handler: any HTTPHandler, waker: LoopWaker,
-         messageLog: (@Sendable (String) -> Void)?) {
+    struct Registry: ~Copyable {
+        /// The one-shots of requests whose connection is suspended, with the head to refuse
+        /// them with at shutdown (never the context itself: other threads read this).
+        var waiting: [ObjectIdentifier: Waiting] = [:]
+        var streams: [Int: ResponseStream] = [:]
+        /// Streams aborted while libmicrohttpd was sending, whose connections the loop cuts.
+        var cuts: [Int] = []
+    }
+
+    struct Waiting {
+        let head: HTTPRequestHead
+        let response: OneShot<HTTPResponse>?
+        let admission: OneShot<HTTPAdmission>?
+    }
+
+    init(configuration: ServerConfiguration, handler: any HTTPHandler, messageLog: (@Sendable (String) -> Void)?) {
         self.configuration = configuration
         self.handler = handler
-        self.waker = waker
+        workarounds = configuration.workarounds
+        waker = LoopWaker(enabled: configuration.workarounds.contains(.wakeOnResume))
+        limits = RequestPhases.Limits(configuration)
         self.messageLog = messageLog
         deadlines = ConnectionDeadlines(headerTimeout: configuration.headerTimeout, bodyTimeout: configuration.bodyTimeout)
         bodyBudget = BodyBudget(limit: configuration.maxBufferedBodyBytes)
-        (jobs, jobSink) = AsyncStream.makeStream(of: DeferredJob.self, bufferingPolicy: .unbounded)
     }
 
     func makeID() -> Int { nextID.wrappingAdd(1, ordering: .relaxed).newValue }
@@ -59,10 +73,14 @@ final class ServerCore: Sendable {
     /// MHD parsed a request line (see `uriLogged`): creates the request's context, and judges the
     /// target as sent, before MHD splits and decodes it.
     func requestLineReceived(_ uri: UnsafePointer<CChar>, on connection: OpaquePointer) -> UnsafeMutableRawPointer {
-        let target = MHDValues.inspectTarget(uri, maxTargetBytes: configuration.maxTargetBytes,
-                                             maxQueryArguments: configuration.maxQueryArguments)
-        let context = RequestContext(connection: ConnectionHandle(pointer: connection, waker: waker), id: makeID(),
-                                     rawPath: target.rawPath, targetRejection: target.rejection)
+        let inspection = TargetInspection.inspect(UnsafeRawBufferPointer(start: uri, count: strlen(uri)),
+                                                  maxTargetBytes: configuration.maxTargetBytes,
+                                                  maxQueryArguments: configuration.maxQueryArguments,
+                                                  workarounds: workarounds)
+        if let drop = inspection.argumentsToDrop { UnsafeMutablePointer(mutating: uri)[drop] = 0 }
+        let context = RequestContext(connection: ConnectionHandle(pointer: connection, waker: waker),
+                                     rawPath: inspection.rawPath, targetRejection: inspection.rejection, limits: limits)
+        PeerInfo.of(connection)?.request = context
         requestsInFlight.add(1, ordering: .relaxed)
         return Unmanaged.passRetained(context).toOpaque()
     }
@@ -83,29 +101,36 @@ final class ServerCore: Sendable {
         uploadDataSize: UnsafeMutablePointer<Int>,
         slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>
     ) -> MHD_Result {
-        guard let stored = slot.pointee else {
-            // The URI log callback creates every context; without one there is nothing to go on.
-            return .NO
-        }
+        // The URI log callback creates every context; without one there is nothing to go on.
+        guard let stored = slot.pointee else { return .NO }
         let context = Unmanaged<RequestContext>.fromOpaque(stored).takeUnretainedValue()
         let size = uploadDataSize.pointee
         uploadDataSize.pointee = 0
-        switch context.phase {
+        switch context.phases.phase {
         case .awaitingHeaders:
             return headersReceived(context, url: url, method: method, version: version)
         case .admitting:
-            return admissionDecided(context)
+            guard let decision = context.admission?.take() else { return context.cutOff ? .NO : .YES }
+            context.admission = nil
+            _ = registry.withLock { $0.waiting.removeValue(forKey: ObjectIdentifier(context)) }
+            return carryOut(context.phases.admitted(decision, reserve: { bodyBudget.reserve($0, for: context) }), context)
         case .receiving:
             if size > 0 {
-                return receiveBody(UnsafeRawBufferPointer(start: uploadData, count: size), into: context)
+                let piece = UnsafeRawBufferPointer(start: uploadData, count: size)
+                return carryOut(context.phases.bodyArrived(piece, reserve: { bodyBudget.reserve($0, for: context) }), context)
             }
-            return finishRequest(context)
+            PeerInfo.of(connection)?.phase = .busy
+            bodyBudget.release(context)
+            return carryOut(context.phases.bodyComplete(), context)
+        case .handling:
+            return .YES  // cannot happen: handle runs within one call
         case .waiting:
-            _ = registry.withLock { $0.waiting.removeValue(forKey: context.id) }
-            guard case .response(let response)? = context.takeOutcome() else { return answer(context, with: HTTPResponse(status: 500)) }
+            guard let response = context.response?.take() else { return .YES }
+            context.response = nil
+            _ = registry.withLock { $0.waiting.removeValue(forKey: ObjectIdentifier(context)) }
             return answer(context, with: response)
         case .answered:
-            // After a 408 written to the socket itself: drop the connection now.
+            // After an answer written to the socket itself (408, a library refusal): drop it now.
             return context.cutOff ? .NO : .YES
         }
     }
@@ -123,184 +148,119 @@ final class ServerCore: Sendable {
             query: context.targetRejection == nil ? MHDValues.query(of: connection) : [],
             headers: headers, remoteAddress: peer?.remoteAddress, receivedAt: context.receivedAt,
             rawPath: context.rawPath)
-        context.head = head
-        if let rejection = transportRejection(context, method: method, version: version) {
-            return refuseNow(context, rejection)
+        let refusal = transportRefusal(context, headers: headers, method: method, version: version)
+        if workarounds.contains(.keepRoomForAnswer),
+           let tight = PoolRoom.refusal(of: connection, headers: headers, configuration: configuration) {
+            // No room in the pool to queue any answer, a refusal found already included: it
+            // goes to the socket itself.
+            let rejection = refusal ?? tight
+            _ = context.phases.headersArrived(head, refusal: rejection)
+            return answerOnSocket(context, rejection)
         }
-        return apply(handler.admit(head), to: context)
+        let step = context.phases.headersArrived(head, refusal: refusal)
+        guard case .proceed = step else { return carryOut(step, context) }
+        return carryOut(context.phases.admitted(handler.admit(head), reserve: { bodyBudget.reserve($0, for: context) }), context)
     }
 
     /// What the transport refuses before admission, in the order a client is best told about.
-    private func transportRejection(
-        _ context: RequestContext, method: UnsafePointer<CChar>, version: UnsafePointer<CChar>
+    private func transportRefusal(
+        _ context: RequestContext, headers: HTTPHeaders, method: UnsafePointer<CChar>, version: UnsafePointer<CChar>
     ) -> HTTPRejection? {
         if let rejection = context.targetRejection { return rejection }
         let connection = context.connection.pointer
         if cmhd_request_header_size(connection) > configuration.maxHeaderBytes {
             return .headersTooLarge(limit: configuration.maxHeaderBytes)
         }
-        if !MHDValues.headerSectionIsWellFormed(of: connection, method: method, version: version) {
+        if workarounds.contains(.checkHeaderSectionShape),
+           !HeaderSectionShape.isWellFormed(of: connection, method: method, version: version) {
             return .malformedHeaderSection
         }
-        switch FramingCheck.framing(of: context.head?.headers ?? HTTPHeaders()) {
-        case .failure(let reason): return reason.rejection
-        case .success(let framing): context.framing = framing
+        if workarounds.contains(.checkHostItself), let refusal = HostField.refusal(headers, httpVersion: String(cString: version)) {
+            return refusal
         }
         return nil
     }
 
-    /// Carries out an admission decision; called on the first call, or on the call after the
-    /// resume that a deferred decision caused.
-    private func apply(_ admission: HTTPAdmission, to context: RequestContext) -> MHD_Result {
-        switch admission {
-        case .answer(let response) where context.framing == .none:
-            // No body to refuse: answer on the last call instead, so the connection stays
-            // usable (MHD closes every connection answered on the first call).
-            context.admissionAnswer = response
-            context.phase = .receiving
+    /// Carries out what the machine decided.
+    private func carryOut(_ step: RequestPhases.Step, _ context: RequestContext) -> MHD_Result {
+        switch step {
+        case .proceed:
+            // Into `receiving` (or on within it): a body that is to come has its deadline.
+            if case .busy = PeerInfo.of(context.connection.pointer)?.phase { startBodyDeadline(context) }
             return .YES
+        case .refuse(let rejection):
+            return answer(context, with: handler.response(for: rejection, head: context.headForRefusal))
         case .answer(let response):
             return answer(context, with: response)
-        case .deferred(let decide):
-            context.phase = .admitting
-            return suspend(context) {
-                var decision = await decide()
-                // A decision may itself be deferred; the server waits for a final one.
-                while case .deferred(let next) = decision { decision = await next() }
-                return .admission(decision)
+        case .abandon:
+            bodyBudget.release(context)
+            return .NO
+        case .awaitAdmission(let decide):
+            let shot = OneShot<HTTPAdmission>()
+            context.admission = shot
+            decide(HTTPAdmissionResponder(shot: shot))
+            if let decision = shot.settle(suspend: { suspend(context) }, wake: { [connection = context.connection] in connection.resume() }) {
+                context.admission = nil
+                return carryOut(context.phases.admitted(decision, reserve: { bodyBudget.reserve($0, for: context) }), context)
             }
-        case .proceed(let limit):
-            // A route may ask for less than the server reads at most, never for more.
-            let maxBodyBytes = min(limit ?? configuration.maxBodyBytes, configuration.maxBodyBytes)
-            context.maxBodyBytes = maxBodyBytes
-            context.phase = .receiving
-            switch context.framing {
-            case .none:
-                return .YES
-            case .length(let declared) where declared > maxBodyBytes:
-                context.rejection = .payloadTooLarge(limit: maxBodyBytes)
-                // A client waiting for `100 Continue` is spared the upload; one that sends at
-                // once gets its 413 after the body was read and discarded (MHD 0.9.75 cannot
-                // answer in the middle of it, and an answer before it is lost to the reset).
-                guard let head = context.head, FramingCheck.expectsContinue(head.headers) else {
-                    startBodyDeadline(context)
-                    return .YES
-                }
-                return refuseNow(context, .payloadTooLarge(limit: maxBodyBytes))
-            case .length(let declared):
-                guard bodyBudget.reserve(declared, for: context) else { return refuseNow(context, .bodyBufferFull) }
-                if declared > 0 { startBodyDeadline(context) }
-                return .YES
-            case .chunked:
-                startBodyDeadline(context)
-                return .YES
+            return .YES
+        case .handle(let request):
+            let shot = OneShot<HTTPResponse>()
+            context.response = shot
+            handler.handle(request, responder: HTTPResponder(shot: shot, receivedAt: context.receivedAt))
+            if let response = shot.settle(suspend: { suspend(context) }, wake: { [connection = context.connection] in connection.resume() }) {
+                context.response = nil
+                return answer(context, with: response)
             }
+            context.phases.handlerWillAnswerLater()
+            return .YES
         }
     }
 
-    /// The call after a deferred admission resumed the connection.
-    private func admissionDecided(_ context: RequestContext) -> MHD_Result {
-        _ = registry.withLock { $0.waiting.removeValue(forKey: context.id) }
-        switch context.takeOutcome() {
-        case .admission(let admission)?:
-            return apply(admission, to: context)
-        case .response(let response)?:  // shutdown answered for it
-            return answer(context, with: response)
-        case nil:
-            return answer(context, with: HTTPResponse(status: 500))
-        }
+    /// Suspends the connection (under the responder's lock, see ``OneShot``) and registers the
+    /// request, so that shutdown can answer it.
+    private func suspend(_ context: RequestContext) {
+        let waiting = Waiting(head: context.headForRefusal, response: context.response, admission: context.admission)
+        registry.withLock { $0.waiting[ObjectIdentifier(context)] = waiting }
+        context.connection.suspend()
     }
 
     private func startBodyDeadline(_ context: RequestContext) {
+        guard context.phases.announcesBody, case .receiving = context.phases.phase else { return }
+        if case .length(0) = context.phases.framing { return }
         PeerInfo.of(context.connection.pointer)?.phase = .body(since: .now, context: context)
     }
 
-    private func receiveBody(_ piece: UnsafeRawBufferPointer, into context: RequestContext) -> MHD_Result {
-        if context.rejection != nil {
-            context.discardedBytes += piece.count
-            guard context.discardedBytes <= configuration.maxDiscardBytes else {
-                // Past the discard budget: give up on the exchange (MHD refuses a response in
-                // the middle of a body, so this closes the connection).
-                return .NO
-            }
-            return .YES
-        }
-        if context.body.count + piece.count > context.maxBodyBytes {
-            context.rejection = .payloadTooLarge(limit: context.maxBodyBytes)
-            context.discardedBytes = context.body.count + piece.count
-            context.body = []
-            bodyBudget.release(context)
-            return .YES
-        }
-        if case .chunked = context.framing, !bodyBudget.reserve(piece.count, for: context) {
-            context.rejection = .bodyBufferFull
-            context.discardedBytes = context.body.count + piece.count
-            context.body = []
-            bodyBudget.release(context)
-            return .YES
-        }
-        context.body.append(contentsOf: piece)
-        return .YES
-    }
-
-    private func finishRequest(_ context: RequestContext) -> MHD_Result {
-        PeerInfo.of(context.connection.pointer)?.phase = .busy
+    /// Writes the handler's answer to `rejection` to the socket itself and cuts the connection
+    /// (``RawAnswer``): where MHD could not queue it.
+    private func answerOnSocket(_ context: RequestContext, _ rejection: HTTPRejection) -> MHD_Result {
+        context.phases.answered()
+        context.cutOff = true
         bodyBudget.release(context)
-        if let response = context.admissionAnswer {
-            context.admissionAnswer = nil
-            return answer(context, with: response)
-        }
-        if let rejection = context.rejection {
-            return answer(context, with: rejectionResponse(rejection, context))
-        }
-        guard let head = context.head else { return .NO }
-        let request = HTTPRequest(head: head, body: context.body)
-        context.body = []
-        switch handler.handle(request) {
-        case .immediate(let response):
-            return answer(context, with: response)
-        case .deferred(let work):
-            context.phase = .waiting
-            return suspend(context) { .response(await work()) }
-        }
-    }
-
-    /// Suspends the connection and queues the work; the task that runs it resumes the connection.
-    /// Suspending first guarantees the resume can never come before the suspend.
-    private func suspend(_ context: RequestContext, until work: @escaping @Sendable () async -> RequestContext.Outcome) -> MHD_Result {
-        context.rearmHandoff()
-        registry.withLock { $0.waiting[context.id] = context }
-        context.connection.suspend()
-        let job = DeferredJob { context.complete(with: await work()) }
-        if case .terminated = jobSink.yield(job) {
-            context.complete(with: rejectionResponse(.shuttingDown, context))
-        }
-        return .YES
-    }
-
-    /// Answers a refusal at once, on the first call: MHD then closes the connection after the
-    /// response without reading the body (and without `100 Continue`).
-    private func refuseNow(_ context: RequestContext, _ rejection: HTTPRejection) -> MHD_Result {
-        context.rejection = rejection
-        return answer(context, with: rejectionResponse(rejection, context))
-    }
-
-    private func rejectionResponse(_ rejection: HTTPRejection, _ context: RequestContext) -> HTTPResponse {
-        let head = context.head ?? HTTPRequestHead(method: "", path: context.rawPath, receivedAt: context.receivedAt,
-                                                   rawPath: context.rawPath)
-        return handler.response(for: rejection, head: head)
+        guard let peer = PeerInfo.of(context.connection.pointer) else { return .NO }
+        peer.phase = .busy
+        RawAnswer.send(handler.response(for: rejection, head: context.headForRefusal), on: peer.socket)
+        return .NO
     }
 
     /// Queues `response` on the connection (libmicrohttpd copies what it needs).
     private func answer(_ context: RequestContext, with response: HTTPResponse) -> MHD_Result {
-        context.phase = .answered
+        context.phases.answered()
         bodyBudget.release(context)
+        PeerInfo.of(context.connection.pointer)?.phase = .busy
         let closing = draining.load(ordering: .relaxed)
         switch response.body {
+        case .bytes where response.status == 304:
+            // libmicrohttpd would send `Content-Length: <bytes>`; a 304 may only repeat the 200's.
+            return MHDResponse.queueOmitted(length: nil, status: 304, headers: response.headers, close: closing,
+                                            on: context.connection.pointer)
+        case .omitted(let length):
+            return MHDResponse.queueOmitted(length: length, status: response.status, headers: response.headers, close: closing,
+                                            on: context.connection.pointer)
         case .bytes(let bytes):
             return MHDResponse.queueBytes(bytes, status: response.status, headers: response.headers,
                                           close: closing, on: context.connection.pointer)
-        case .stream where context.isHead:
+        case .stream where context.isHead && workarounds.contains(.headOfStreamUnframed):
             return MHDResponse.queueHeadOfStream(status: response.status, headers: response.headers,
                                                  on: context.connection.pointer)
         case .stream(let start):
@@ -310,7 +270,7 @@ final class ServerCore: Sendable {
             registry.withLock { $0.streams[stream.id] = stream }
             let queued = MHDResponse.queueStream(stream, status: response.status, headers: response.headers,
                                                  core: self, on: context.connection.pointer)
-            if queued == .YES { start(stream) }
+            if queued == .YES, !context.isHead { start(stream) }
             return queued
         }
     }
@@ -318,16 +278,18 @@ final class ServerCore: Sendable {
     // MARK: - Streams aborted while sending
 
     private func requestCut(of stream: Int) {
+        guard workarounds.contains(.cutStalledStreams) else { return }
         registry.withLock { $0.cuts.append(stream) }
         waker.wake()
     }
 
-    /// Shuts down the sockets of streams aborted while libmicrohttpd was waiting to send (too
-    /// slow a reader, a shutdown): it then reads the error and closes the connection, which ends
-    /// the stream. On the event-loop thread, where a stream still registered has a live
-    /// connection (MHD releases it on this thread).
+    /// Workaround ``MHDWorkarounds/cutStalledStreams``: shuts down the sockets of streams aborted
+    /// while libmicrohttpd was waiting to send (too slow a reader, a shutdown); it then reads
+    /// the error and closes the connection, which ends the stream. On the event-loop thread,
+    /// where a stream still registered has a live connection (MHD releases it on this thread).
     func cutAbortedStreams() {
         let cut: [ResponseStream] = registry.withLock { registry in
+            guard !registry.cuts.isEmpty else { return [] }
             defer { registry.cuts.removeAll() }
             return registry.cuts.compactMap { registry.streams[$0] }
         }
@@ -342,26 +304,16 @@ final class ServerCore: Sendable {
     /// each run of MHD (it checks a few times a second at most).
     func enforceDeadlines() {
         deadlines.check(now: .now) { peer, phase in
-            if case .body(_, let context) = phase, context.phase == .receiving {
-                bodyDeadlinePassed(context, on: peer)
+            if case .body(_, let context) = phase, case .receiving = context.phases.phase {
+                // MHD 0.9.75 accepts no response while a body is arriving: the handler's answer
+                // (408, or the refusal found already) goes to the socket directly.
+                let rejection = context.phases.bodyDeadlinePassed()
+                context.cutOff = true
+                bodyBudget.release(context)
+                RawAnswer.send(handler.response(for: rejection, head: context.headForRefusal), on: peer.socket)
             }
             cmhd_shutdown_socket(peer.socket)
         }
-    }
-
-    /// A body that missed its deadline: the handler's 408, written to the socket directly
-    /// because MHD 0.9.75 accepts no response while a body is arriving. The socket is shut down
-    /// right after, so MHD closes the connection and never writes to it again.
-    private func bodyDeadlinePassed(_ context: RequestContext, on peer: PeerInfo) {
-        context.phase = .answered
-        context.cutOff = true
-        // A body already refused (413 while discarding) keeps its refusal; otherwise 408.
-        let rejection = context.rejection ?? .requestTimeout
-        context.rejection = rejection
-        bodyBudget.release(context)
-        context.body = []
-        let bytes = MHDResponse.serialized(rejectionResponse(rejection, context))
-        _ = bytes.withUnsafeBytes { cmhd_send_nonblocking(peer.socket, $0.baseAddress, $0.count) }
     }
 
     // MARK: - Completion notices
@@ -369,17 +321,17 @@ final class ServerCore: Sendable {
     /// MHD is done with a request (answered, or the connection failed or closed). On keep-alive
     /// the connection now waits for the next request line, under the header deadline again.
     func requestCompleted(_ slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>, on connection: OpaquePointer?) {
-        if let connection, let peer = PeerInfo.of(connection) { peer.phase = .headers(since: .now) }
+        if let connection, let peer = PeerInfo.of(connection) {
+            peer.phase = .headers(since: .now)
+            peer.request = nil
+        }
         guard let stored = slot.pointee else { return }
         slot.pointee = nil
         let context = Unmanaged<RequestContext>.fromOpaque(stored).takeRetainedValue()
-        switch context.phase {
-        case .waiting, .admitting:
-            // The client went away while deferred work ran; its answer has nowhere to go.
-            _ = registry.withLock { $0.waiting.removeValue(forKey: context.id) }
-        default:
-            break
-        }
+        // A client that went away while an answer was being made: it has nowhere to go.
+        context.response?.drop()
+        context.admission?.drop()
+        _ = registry.withLock { $0.waiting.removeValue(forKey: ObjectIdentifier(context)) }
         bodyBudget.release(context)
         requestsInFlight.subtract(1, ordering: .relaxed)
     }
@@ -397,10 +349,15 @@ final class ServerCore: Sendable {
         for stream in streams { stream.finish() }
     }
 
-    /// Answers every request still waiting for deferred work with 503, and aborts every stream.
+    /// Answers every request still waiting for its handler or admission with 503, and aborts
+    /// every stream. From any thread.
     func abandonOutstandingWork() {
-        let (waiting, streams) = registry.withLock { ($0.waiting.values.map { $0 }, Array($0.streams.values)) }
-        for context in waiting { context.complete(with: rejectionResponse(.shuttingDown, context)) }
+        let (waiting, streams) = registry.withLock { (Array($0.waiting.values), Array($0.streams.values)) }
+        for request in waiting {
+            let refusal = handler.response(for: .shuttingDown, head: request.head)
+            _ = request.response?.fulfil(refusal)
+            _ = request.admission?.fulfil(.answer(refusal))
+        }
         for stream in streams { stream.abort(.serverShutdown) }
     }
 }

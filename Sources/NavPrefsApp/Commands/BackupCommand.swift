@@ -3,7 +3,7 @@ import NavPrefsSQLite
 import NavPrefsStore
 
 /// `navprefs backup`: a consistent copy of a SQLite store, made beside the running service
-/// (see ``SQLiteBackup``); PostgreSQL has pg_dump for that (README, Operations).
+/// (see ``SQLiteBackup``); PostgreSQL has pg_dump for that (docs/operations.md).
 enum BackupCommand {
     static let usage = """
         Usage: navprefs backup --output FILE [--database sqlite:PATH]
@@ -26,7 +26,7 @@ enum BackupCommand {
             let configuration = try parsed.configuration(environment: environment)
             guard let output = parsed.values["output"], !output.isEmpty else { throw CommandFailure(.usage, "name the copy: --output FILE") }
             guard case .sqlite(let path) = configuration.database else {
-                throw CommandFailure(.usage, "backup copies SQLite files; for \(configuration.database) use pg_dump -Fc (README, Operations)")
+                throw CommandFailure(.usage, "backup copies SQLite files; for \(configuration.database) use pg_dump -Fc (docs/operations.md, Backup and restore)")
             }
             guard FileManager.default.fileExists(atPath: path) else {
                 throw CommandFailure(.databaseUnavailable, "no database at \(configuration.database) (nothing was created; check the path)")

@@ -2,7 +2,7 @@ import Foundation
 
 /// The exit statuses of `navprefs` and its commands, the same for all of them so that scripts
 /// can tell "fix the command line" from "the database is not there" from "try again later".
-/// README's Operations section lists them; `navprefs --help` too.
+/// docs/operations.md lists them; `navprefs --help` too.
 enum ExitStatus: Int32 {
     /// Done; for `check`: the service would start and serve with this configuration.
     case success = 0
@@ -37,10 +37,10 @@ struct CommandFailure: Error, CustomStringConvertible {
 
 enum CommandOutput {
     /// Writes `navprefs COMMAND: message` on standard error, on one line (libpq's messages
-    /// come on several).
+    /// come on several), its control characters escaped: messages quote files and databases.
     static func say(_ command: String, _ message: String) {
         let line = message.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
-        FileHandle.standardError.write(Data("navprefs \(command): \(line)\n".utf8))
+        FileHandle.standardError.write(Data("navprefs \(command): \(TerminalText.escaped(line))\n".utf8))
     }
 
     /// Reports `failure` on standard error and answers its status.

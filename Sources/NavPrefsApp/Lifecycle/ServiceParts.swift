@@ -69,7 +69,6 @@ struct HTTPServerPart: ServicePart {
         let shown = host.contains(":") ? "[\(host)]" : host
         logger.info("listening", ["url": .string("http://\(shown):\(server.port)")])
     }
-    func run() async { await server.run() }
     func stop() async { await server.shutdown(gracePeriod: gracePeriod) }
 }
 

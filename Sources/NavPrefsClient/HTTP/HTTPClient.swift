@@ -23,26 +23,61 @@ struct HTTPAnswer: Sendable {
 
 /// The requests of the library: JSON in, JSON out, problem+json turned into ``NavPrefsError``.
 ///
-/// Reads and writes go through two sessions, so that a write never rides on a connection a
-/// read left open: libcurl, under swift-corelibs-foundation's URLSession (Linux), sends a
-/// request again by itself when a kept-alive connection dies before the answer comes, and
-/// for a write that silent retry was seen to go out without its body and stall until the
-/// request timed out (60 s). A write on a connection of its own (`Connection: close`) is never
-/// retried that way; the library's own retry, with the same idempotency key, takes over at
-/// once.
+/// On Apple platforms through `URLSession`. On Linux through the library's own HTTP/1.1 reader
+/// (`SocketExchange`, with OpenSSL for https, connections kept alive in a `ConnectionPool`): under
+/// swift-corelibs-foundation, libcurl sends a request again by itself when a kept-alive
+/// connection dies before the answer comes (a write was seen to go out again without its body
+/// and stall for 60 s), retries a refused connection for seconds before failing, and keeps an
+/// idle event stream's socket spinning. The library's own retry, with the same idempotency key,
+/// is then the only one.
 final class HTTPClient: Sendable {
     let server: URL
     let token: String?
-    /// For reads (and the event stream's configuration).
+    /// For reads (and, on Apple platforms, the event stream's configuration).
     let session: URLSession
-    /// For writes: each on a connection of its own on Linux (see above).
+    /// For writes: never a connection a read left open.
     private let writeSession: URLSession
+    /// How long an answer may take (the configuration's `timeoutIntervalForRequest`).
+    let timeout: Duration
+    /// The configuration's extra header fields (sent with every request, also on Linux).
+    private let extraHeaders: [(String, String)]
+    #if os(Linux)
+        /// OpenSSL's configuration, made at the first https connection.
+        private let tls = Locked<TLSContext?>(nil)
+        /// Connections kept open between requests.
+        private let pool = ConnectionPool()
+    #endif
 
     init(server: URL, token: String?, configuration: URLSessionConfiguration) {
         self.server = server
         self.token = token
         session = URLSession(configuration: configuration)
         writeSession = URLSession(configuration: configuration)
+        timeout = .milliseconds(Int64(max(configuration.timeoutIntervalForRequest, 1) * 1000))
+        var extra: [(String, String)] = []
+        for (name, value) in configuration.httpAdditionalHeaders ?? [:] {
+            if let name = name as? String, let value = value as? String { extra.append((name, value)) }
+        }
+        extraHeaders = extra
+    }
+
+    #if os(Linux)
+        func tlsContext() throws(NavPrefsError) -> TLSContext {
+            try tls.withLock { (context: inout TLSContext?) throws(NavPrefsError) -> TLSContext in
+                if let context { return context }
+                let made = try TLSContext()
+                context = made
+                return made
+            }
+        }
+    #endif
+
+    /// A request to `path` with the library's header fields (token, `Accept`) and `headers`.
+    func request(_ method: String, _ path: String, query: [(String, String)] = [], headers: [(String, String)] = [],
+                 body: Data? = nil, accept: String = "application/json") throws(NavPrefsError) -> WireRequest {
+        var fields = extraHeaders + [("Accept", accept)]
+        if let token { fields.append(("Authorization", "Bearer \(token)")) }
+        return WireRequest(method: method, url: try url(path, query: query), headers: fields + headers, body: body, timeout: timeout)
     }
 
     /// The URL of `path` (segments already percent-encoded) with `query`.
@@ -67,36 +102,36 @@ final class HTTPClient: Sendable {
     /// Sends a request; answers 2xx and 304, throws for the rest.
     /// - Throws: ``NavPrefsError/preconditionFailed(currentVersion:problem:)`` for 412,
     ///   ``NavPrefsError/refused(_:)`` for any other error status, ``NavPrefsError/transport(_:)``
-    ///   when no answer came.
+    ///   when no answer came, ``NavPrefsError/cancelled`` when the task was.
     func send(_ method: String, _ path: String, query: [(String, String)] = [], headers: [(String, String)] = [],
               body: JSON? = nil, contentType: String = "application/json") async throws(NavPrefsError) -> HTTPAnswer {
-        var request = URLRequest(url: try url(path, query: query))
-        request.httpMethod = method
-        request.setValue("application/json", forHTTPHeaderField: "Accept")
-        if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
-        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-        let isWrite = method != "GET"
-        #if canImport(FoundationNetworking)
-            if isWrite { request.setValue("close", forHTTPHeaderField: "Connection") }
-        #endif
-        if let body {
-            request.setValue(contentType, forHTTPHeaderField: "Content-Type")
-            request.httpBody = Data(body.jsonText.utf8)
-        }
-        let data: Data, response: URLResponse
-        do {
-            (data, response) = try await (isWrite ? writeSession : session).data(for: request)
-        } catch {
-            throw .transport(String(describing: error))
-        }
-        guard let http = response as? HTTPURLResponse else { throw .invalidResponse("not an HTTP answer") }
-        var fields: [String: String] = [:]
-        for (name, value) in http.allHeaderFields {
-            if let name = name as? String, let value = value as? String { fields[name.lowercased()] = value }
-        }
-        let answer = HTTPAnswer(status: http.statusCode, headers: fields, body: data)
+        var fields = headers
+        if body != nil { fields.append(("Content-Type", contentType)) }
+        let wire = try request(method, path, query: query, headers: fields, body: body.map { Data($0.jsonText.utf8) })
+        let answer = try await exchange(wire)
         guard (200..<300).contains(answer.status) || answer.status == 304 else { throw Self.error(answer) }
         return answer
+    }
+
+    /// One request and its answer, whatever its status.
+    private func exchange(_ wire: WireRequest) async throws(NavPrefsError) -> HTTPAnswer {
+        #if os(Linux)
+            return try await SocketExchange.send(wire, pool: pool, tls: { [self] () throws(NavPrefsError) in try tlsContext() })
+        #else
+            let data: Data, response: URLResponse
+            do {
+                (data, response) = try await (wire.method == "GET" ? session : writeSession).data(for: wire.urlRequest)
+            } catch {
+                if Task.isCancelled { throw .cancelled }
+                throw .transport(String(describing: error))
+            }
+            guard let http = response as? HTTPURLResponse else { throw .invalidResponse("not an HTTP answer") }
+            var fields: [String: String] = [:]
+            for (name, value) in http.allHeaderFields {
+                if let name = name as? String, let value = value as? String { fields[name.lowercased()] = value }
+            }
+            return HTTPAnswer(status: http.statusCode, headers: fields, body: data)
+        #endif
     }
 
     /// The error an answer that is not a success stands for.

@@ -1,7 +1,10 @@
-import Foundation
+public import Foundation
 
 /// Why a call of the library failed.
-public enum NavPrefsError: Error, Sendable, Hashable, CustomStringConvertible {
+///
+/// A `LocalizedError`, so that `localizedDescription` (what an alert shows) reads the server's
+/// own problem detail rather than Foundation's "error 2".
+public enum NavPrefsError: Error, Sendable, Hashable, CustomStringConvertible, LocalizedError {
     /// 412: what the write was based on changed on the server in the meantime (another device
     /// wrote first). Nothing was written; the mirror gets the other write from the event stream.
     /// `currentVersion` is the server's version now (`nil`: the value no longer exists).
@@ -16,6 +19,10 @@ public enum NavPrefsError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A value `UserDefaults` cannot store (a `null`, also inside an array or an object), or an
     /// argument the API cannot carry; nothing was sent.
     case invalidArgument(String)
+    /// The waiting task was cancelled (a queued write stays queued).
+    case cancelled
+    /// The mirror or the outbox could not be read or written on this device.
+    case storage(String)
 
     public var description: String {
         switch self {
@@ -25,8 +32,26 @@ public enum NavPrefsError: Error, Sendable, Hashable, CustomStringConvertible {
         case .transport(let reason): "transport: \(reason)"
         case .invalidResponse(let reason): "invalid response: \(reason)"
         case .invalidArgument(let reason): "invalid argument: \(reason)"
+        case .cancelled: "cancelled"
+        case .storage(let reason): "storage: \(reason)"
         }
     }
+
+    /// The server's problem detail when it answered one, else what went wrong, in a sentence.
+    public var errorDescription: String? {
+        switch self {
+        case .preconditionFailed(_, let problem): "Another device changed this first: \(problem.detail)"
+        case .refused(let problem): problem.detail
+        case .transport(let reason): "The NavPrefs server could not be reached: \(reason)"
+        case .invalidResponse(let reason): "The NavPrefs server answered something unexpected: \(reason)"
+        case .invalidArgument(let reason): "Not a value NavPrefs can store: \(reason)"
+        case .cancelled: "The operation was cancelled."
+        case .storage(let reason): "The local copy of the preferences could not be saved: \(reason)"
+        }
+    }
+
+    /// The problem's title (`Precondition Failed`...), when the server answered one.
+    public var failureReason: String? { problem.flatMap { $0.title.isEmpty ? nil : $0.title } }
 
     /// The problem the server answered, if it answered one.
     public var problem: Problem? {

@@ -32,7 +32,7 @@ extension MirrorState {
         preferencesVersion = json["preferencesVersion"]?.int64Value ?? 0
         defaultsVersion = json["defaultsVersion"]?.int64Value ?? 0
         for member in keys {
-            let stored = member.value["stored"].flatMap { $0 == .null ? nil : $0 }
+            let stored = member.value["stored"].flatMap { stored -> JSON? in stored == .null ? JSON?.none : stored }
             self.keys[member.name] = Key(stored: stored, version: member.value["version"]?.int64Value ?? 0)
         }
         self.registered = registered

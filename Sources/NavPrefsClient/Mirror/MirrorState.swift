@@ -39,18 +39,48 @@ struct MirrorState: Sendable, Equatable {
     /// The registered defaults, in registration order.
     var registered: [JSON.Member] = []
     var sessions: [Session] = []
+    /// The writes queued in the outbox, not answered yet, in order (by idempotency key): shown on
+    /// top of the server's state. Not persisted here: the outbox is their durable record.
+    var pending: [(id: String, effect: WriteEffect)] = []
 
-    /// What `object(forKey:)` answers: the stored value, else the registered default.
+    /// What `object(forKey:)` answers: the server's value with the queued writes on top.
     func value(forKey key: String) -> JSON? {
+        guard !pending.isEmpty else { return serverValue(forKey: key) }
+        let registered = registeredValue(forKey: key)
+        var stored = keys[key]?.stored
+        for (_, effect) in pending { stored = effect.apply(toStored: stored, key: key, registered: registered) }
+        return stored ?? registered
+    }
+
+    /// What the server holds: the stored value, else the registered default.
+    func serverValue(forKey key: String) -> JSON? {
         keys[key]?.stored ?? registered.first { $0.name == key }?.value
     }
 
-    /// Every key with a value, stored over registered.
+    /// The default registered for `key`, queued registrations included.
+    func registeredValue(forKey key: String) -> JSON? {
+        for (_, effect) in pending.reversed() {
+            if case .defaults(let assignments) = effect, let assignment = assignments.last(where: { $0.key == key }) {
+                return assignment.value
+            }
+        }
+        return registered.first { $0.name == key }?.value
+    }
+
+    /// Every key with a value, stored over registered, queued writes on top.
     var merged: [String: JSON] {
+        var names = Set(registered.map(\.name)).union(keys.keys)
+        for (_, effect) in pending { names.formUnion(effect.keys(registered: [])) }
         var values: [String: JSON] = [:]
-        for member in registered { values[member.name] = member.value }
-        for (key, state) in keys { if let stored = state.stored { values[key] = stored } }
+        for name in names { if let value = value(forKey: name) { values[name] = value } }
         return values
+    }
+
+    static func == (lhs: MirrorState, rhs: MirrorState) -> Bool {
+        lhs.server == rhs.server && lhs.profile == rhs.profile && lhs.lastEventID == rhs.lastEventID && lhs.loaded == rhs.loaded
+            && lhs.preferencesVersion == rhs.preferencesVersion && lhs.defaultsVersion == rhs.defaultsVersion && lhs.keys == rhs.keys
+            && lhs.registered == rhs.registered && lhs.sessions == rhs.sessions
+            && lhs.pending.map(\.id) == rhs.pending.map(\.id) && lhs.pending.map(\.effect) == rhs.pending.map(\.effect)
     }
 
     /// The version `If-Match` must name to change `key` (`nil`: the key has no value, so the
@@ -64,7 +94,7 @@ struct MirrorState: Sendable, Equatable {
 
     /// Where `key`'s value comes from: `stored`, `registered` or `absent`.
     func source(ofKey key: String) -> String {
-        if keys[key]?.stored != nil { return "stored" }
+        if keys[key]?.stored != nil || (value(forKey: key) != nil && value(forKey: key) != registeredValue(forKey: key)) { return "stored" }
         return registered.contains { $0.name == key } ? "registered" : "absent"
     }
 }

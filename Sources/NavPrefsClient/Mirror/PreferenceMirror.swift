@@ -13,6 +13,9 @@ final class PreferenceMirror: Sendable {
     private let values: Shared<UserDefaults>
     private let store: Shared<UserDefaults>
     private let state: Locked<MirrorState>
+    /// Whether the state changed since it was last persisted (answers of queued writes are
+    /// persisted together, by ``flush()``).
+    private let dirty = Locked(false)
     private static let stateKey = "mirror"
 
     /// Opens the mirror kept under `suiteName` for `profile` of `server`; a mirror persisted for
@@ -45,27 +48,49 @@ final class PreferenceMirror: Sendable {
     /// persists the state; all under the lock, so readers never see half of it.
     @discardableResult
     func update(_ body: (inout MirrorState) -> MirrorChange) -> MirrorChange {
+        state.withLock { state in apply(body, to: &state) }
+    }
+
+    /// Persists what ``settle(id:answer:)`` left unpersisted. Losing it to a crash loses
+    /// nothing: the outbox no longer holds those writes, but the event stream resumes from the
+    /// last persisted position and brings them again (applied once, by version).
+    func flush() {
         state.withLock { state in
-            let before = state
-            let change = body(&state)
-            guard state != before else { return change }
-            for key in change.keys {
-                if let value = state.value(forKey: key) {
-                    values.object.set(value.propertyListValue, forKey: key)
-                } else {
-                    values.object.removeObject(forKey: key)
-                }
-            }
+            guard dirty.withLock({ dirty in defer { dirty = false }; return dirty }) else { return }
             persist(state)
+        }
+    }
+
+    /// `update`'s work, with the lock held; `persisting: false` leaves the state for ``flush()``.
+    private func apply(_ body: (inout MirrorState) -> MirrorChange, to state: inout MirrorState, persisting: Bool = true) -> MirrorChange {
+        let before = state
+        let change = body(&state)
+        guard state != before else { return change }
+        guard persisting else {
+            for key in change.keys {
+                if let value = state.value(forKey: key) { values.object.set(value.propertyListValue, forKey: key) } else { values.object.removeObject(forKey: key) }
+            }
+            dirty.withLock { $0 = true }
             return change
         }
+        for key in change.keys {
+            if let value = state.value(forKey: key) {
+                values.object.set(value.propertyListValue, forKey: key)
+            } else {
+                values.object.removeObject(forKey: key)
+            }
+        }
+        persist(state)
+        return change
     }
 
     /// Replaces the whole state (a reload from the server); reports every key whose value or
     /// version differs.
     @discardableResult
     func replace(with new: MirrorState) -> MirrorChange {
-        state.withLock { state in
+        var new = new
+        return state.withLock { state in
+            new.pending = state.pending
             var change = MirrorChange()
             change.reloaded = true
             let keys = Set(state.keys.keys).union(new.keys.keys).union(state.registered.map(\.name)).union(new.registered.map(\.name))
@@ -78,6 +103,57 @@ final class PreferenceMirror: Sendable {
             persist(new)
             return change
         }
+    }
+
+    /// Shows queued writes on top of the server's state (the outbox, read at launch).
+    func install(pending: [(id: String, effect: WriteEffect)]) {
+        state.withLock { state in
+            state.pending = pending
+            rebuild(state)
+        }
+    }
+
+    /// Shows one more queued write, at once: the values suite changes, nothing is persisted
+    /// (the outbox already holds the write). Reports the keys whose value changed.
+    func enqueue(_ effect: WriteEffect, id: String) -> MirrorChange {
+        state.withLock { state in
+            let keys = effect.keys(registered: [])
+            let before = keys.map { state.value(forKey: $0) }
+            state.pending.append((id, effect))
+            return write(keys: keys, before: before, of: state)
+        }
+    }
+
+    /// Applies the server's answer to a queued write (`answer`, as `update` does) and drops the
+    /// write's effect, in one step, so that readers never see it counted twice or not at all.
+    /// `answer` nil: the write was refused; its effect is dropped alone.
+    @discardableResult
+    func settle(id: String, answer: ((inout MirrorState) -> MirrorChange)?) -> MirrorChange {
+        state.withLock { state in
+            guard let index = state.pending.firstIndex(where: { $0.id == id }) else {
+                guard let answer else { return MirrorChange() }
+                return apply(answer, to: &state, persisting: false)
+            }
+            let keys = state.pending[index].effect.keys(registered: [])
+            let before = keys.map { state.value(forKey: $0) }
+            state.pending.remove(at: index)
+            var change = answer.map { apply($0, to: &state, persisting: false) } ?? MirrorChange()
+            change.formUnion(write(keys: keys, before: before, of: state))
+            return change
+        }
+    }
+
+    /// Writes `keys` whose value differs from `before` to the values suite; reports them.
+    private func write(keys: [String], before: [JSON?], of state: MirrorState) -> MirrorChange {
+        var change = MirrorChange()
+        for (key, old) in zip(keys, before) {
+            let value = state.value(forKey: key)
+            guard value != old, !change.keys.contains(key) else { continue }
+            change.keys.append(key)
+            if MirrorState.fontKeys.contains(key) { change.refreshed = true }
+            if let value { values.object.set(value.propertyListValue, forKey: key) } else { values.object.removeObject(forKey: key) }
+        }
+        return change
     }
 
     /// Deletes both suites (the app signs out, a test ends).
@@ -99,6 +175,7 @@ final class PreferenceMirror: Sendable {
     /// process for offline reads and for resuming after the last event applied. (On Apple
     /// platforms `synchronize()` costs next to nothing; the preferences daemon writes anyway.)
     private func persist(_ state: MirrorState) {
+        dirty.withLock { $0 = false }
         store.object.set(state.json.jsonText, forKey: Self.stateKey)
         _ = store.object.synchronize()
     }

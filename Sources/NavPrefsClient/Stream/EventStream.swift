@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
 
 /// How the library's event stream connects, notices a dead connection and reconnects.
 public struct StreamOptions: Sendable {
@@ -15,8 +12,8 @@ public struct StreamOptions: Sendable {
     /// doubles from the server's `retry:` with each failed attempt, with ±20 % jitter).
     public var maxReconnectDelay: Duration
 
-    public init(deadConnectionTimeout: Duration = .seconds(45), reconnectDelay: Duration = .seconds(2),
-                maxReconnectDelay: Duration = .seconds(30)) {
+    public init(deadConnectionTimeout: Duration = .seconds(45), reconnectDelay: Duration = .seconds(1),
+                maxReconnectDelay: Duration = .seconds(15)) {
         self.deadConnectionTimeout = deadConnectionTimeout
         self.reconnectDelay = reconnectDelay
         self.maxReconnectDelay = maxReconnectDelay
@@ -44,6 +41,7 @@ final class EventStream: Sendable {
     let http: HTTPClient
     let profile: String
     let options: StreamOptions
+    private let wakeup = Wakeup()
 
     init(http: HTTPClient, profile: String, options: StreamOptions) {
         self.http = http
@@ -62,30 +60,38 @@ final class EventStream: Sendable {
             failures = outcome.accepted ? 0 : failures + 1
             await deliver(.disconnected(outcome.reason))
             guard !Task.isCancelled else { return }
-            try? await Task.sleep(for: Self.delay(retry: retry, failures: failures, max: options.maxReconnectDelay))
+            await wakeup.sleep(for: Self.delay(retry: retry, failures: failures, max: options.maxReconnectDelay))
         }
     }
 
-    /// The wait before the next attempt: the server's `retry:`, doubled per consecutive failed
-    /// attempt up to `max`, with ±20 % jitter so that clients of a restarted server do not all
-    /// come back in the same millisecond.
+    /// Cuts the wait before the next attempt short (a write just reached the server: so will the
+    /// stream).
+    func retryNow() { wakeup.wake() }
+
+    /// The wait before the next attempt, with ±20 % jitter so that clients of a restarted server
+    /// do not all come back in the same millisecond: right after a stream dropped, at most
+    /// 500 ms (a server restart is back within a second, and its clients with it); after failed
+    /// attempts, the server's `retry:` doubled per failure up to `max`.
     static func delay(retry: Duration, failures: Int, max: Duration) -> Duration {
-        var delay = retry
-        for _ in 0..<min(failures, 16) where delay < max { delay *= 2 }
+        var delay = Swift.min(retry, .milliseconds(500))
+        if failures > 0 {
+            delay = retry
+            for _ in 0..<Swift.min(failures - 1, 16) where delay < max { delay *= 2 }
+        }
         delay = Swift.min(delay, max)
         return delay * Double.random(in: 0.8...1.2)
     }
 
     private func connectOnce(from lastEventID: Int64?, retry: inout Duration,
                              deliver: @escaping @Sendable (StreamSignal) async -> Void) async -> (accepted: Bool, reason: String) {
-        let request: URLRequest
+        let request: WireRequest
         do {
             request = try streamRequest(from: lastEventID)
         } catch {
             return (false, error.description)
         }
-        let connection = StreamConnection()
-        connection.start(request, configuration: http.session.configuration)
+        let connection = StreamConnection(http: http)
+        connection.start(request)
         defer { connection.cancel() }
         let activity = Locked(ContinuousClock.now)
         let silent = Locked(false)
@@ -148,14 +154,12 @@ final class EventStream: Sendable {
         return (accepted, "stopped")
     }
 
-    private func streamRequest(from lastEventID: Int64?) throws(NavPrefsError) -> URLRequest {
-        var request = URLRequest(url: try http.url("/v1/profiles/\(HTTPClient.segment(profile))/events"))
-        request.setValue("text/event-stream", forHTTPHeaderField: "Accept")
-        request.setValue("no-cache", forHTTPHeaderField: "Cache-Control")
-        if let token = http.token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
-        if let lastEventID { request.setValue(String(lastEventID), forHTTPHeaderField: "Last-Event-ID") }
-        // URLSession's own idle timeout only backs up the watchdog above.
-        request.timeoutInterval = Double(options.deadConnectionTimeout.components.seconds) * 2 + 30
+    private func streamRequest(from lastEventID: Int64?) throws(NavPrefsError) -> WireRequest {
+        var headers = [("Cache-Control", "no-cache")]
+        if let lastEventID { headers.append(("Last-Event-ID", String(lastEventID))) }
+        var request = try http.request("GET", "/v1/profiles/\(HTTPClient.segment(profile))/events", headers: headers, accept: "text/event-stream")
+        // The transport's own idle timeout only backs up the watchdog above.
+        request.timeout = options.deadConnectionTimeout * 2 + .seconds(30)
         return request
     }
 }

@@ -13,7 +13,7 @@ final class Locked<Value>: @unchecked Sendable {
     init(_ value: Value) { self.value = value }
 
     /// Runs `body` with the lock held; keep it short and never call out of the library in it.
-    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+    func withLock<Result, Failure: Error>(_ body: (inout Value) throws(Failure) -> Result) throws(Failure) -> Result {
         lock.lock()
         defer { lock.unlock() }
         return try body(&value)

@@ -26,6 +26,21 @@ export class LiveStream {
     this.stopped = true;
     this.source = null;
     this.timer = null;
+    // A page the tab leaves may be kept in the back/forward cache with its stream open, and a
+    // browser opens at most six connections to one host: six left pages held them all and the
+    // seventh page's requests waited. The stream closes when the page is hidden and resumes,
+    // from the last event seen, when it is shown again.
+    this.paused = false;
+    window.addEventListener('pagehide', () => {
+      if (this.stopped) return;
+      this.stop();
+      this.paused = true;
+    });
+    window.addEventListener('pageshow', (event) => {
+      if (!this.paused || !event.persisted) return;
+      this.paused = false;
+      this.start(this.lastEventId);
+    });
   }
 
   /** Opens the stream; with `lastEventId`, it first replays every event after that id. */

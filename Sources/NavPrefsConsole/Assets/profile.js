@@ -8,6 +8,7 @@ import { barButton, navBar, phone } from './phone.js';
 import {
   byId, clock, compact, fill, h, isProfileName, links, mountChrome, param, problemBox, setStreamPill, toast,
 } from './ui.js';
+import { VERSION_HINT, versionText } from './words.js';
 
 mountChrome('profile');
 
@@ -45,9 +46,12 @@ const fontSlider = h('input', {
 });
 const fontReadout = h('div', { class: 'font-readout', id: 'font-readout' });
 const fontLines = h('div', { class: 'font-lines' },
-  h('p', { text: 'Labels on this screen follow the slider.' }), h('p', { text: 'Every other screen hears doRefreshNotification.' }));
+  // A soft hyphen: at large sizes the notification's name breaks where a reader expects.
+  h('p', { text: 'Labels on this screen follow the slider.' }), h('p', { text: 'Every other screen hears doRefresh\u00adNotification.' }));
 const listCells = ['Inbox', 'Reading list', 'Settings', 'About this app', 'Help'].map((text) => h('div', { class: 'cell', text }));
 const flash = h('div', { class: 'notification-flash', id: 'refresh-flash', role: 'status' });
+// The seed apps' screens are pushed from a screen of the app this page does not draw.
+const BACK = { title: 'Back', hint: 'Back to the app’s previous screen (not drawn here)' };
 
 function counterButton(systemItem, id, label, operation) {
   return barButton({ systemItem }, { id, label, onclick: () => changeCounter(operation) });
@@ -65,7 +69,8 @@ function buildScreens() {
       caption: [h('b', { text: 'Counter' }), ' · seed 000: the bar’s items add one, subtract one and clear ', h('code', { text: 'numIndex' })],
       content: [
         // rightBarButtonItems = [plus, minus, clear]: UIKit draws the first rightmost.
-        navBar({ back: { title: 'Back' }, right: [clear, minus, plus] }),
+        // No title, as in seed 000: with three items on the right, a title would cover them.
+        navBar({ back: BACK, right: [clear, minus, plus], ids: { backTitle: 'counter-back-title' } }),
         h('div', { class: 'screen-body counter-body' }, counterValue, counterMeta),
         h('div', { class: 'home-indicator' }),
       ],
@@ -74,7 +79,7 @@ function buildScreens() {
       id: 'font-phone',
       caption: [h('b', { text: 'Font size' }), ' · seed 001: the slider, rounded, + 17; other windows follow'],
       content: [
-        navBar({ back: { title: 'Back' }, title: 'Font Size' }),
+        navBar({ back: BACK, title: 'Font Size' }),
         h('div', { class: 'screen-body font-body' },
           fontSample,
           h('div', { class: 'font-row' }, h('span', { class: 'small-a', text: 'A' }), fontSlider, h('span', { class: 'large-a', text: 'A' })),
@@ -97,7 +102,9 @@ function renderCounter() {
   const text = state.counter.stringValue;
   counterValue.textContent = text;
   counterValue.classList.toggle('long', text.length > 5);
-  fill(counterMeta, h('code', { text: `numIndex = "${text}"` }), ` · version ${state.counter.version}`);
+  fill(counterMeta, h('code', { text: `numIndex = "${text}"` }),
+    state.counter.version ? ` · changed at ${versionText(state.counter.version)}` : ' · never changed');
+  counterMeta.title = VERSION_HINT;
 }
 
 function renderFont({ moveSlider = true } = {}) {
@@ -127,41 +134,63 @@ async function changeCounter(operation) {
   }
 }
 
-let lastSent = null;
-let sendTimer = null;
 let inFlight = Promise.resolve();
 
-/** Sends the slider as the seed's IBAction does on every change, at most every 120 ms. */
-function sendSlider(final) {
+/**
+ * Shows where the slider is while it moves; sends it once the gesture ends (`change` when the
+ * pointer is released; for keys, once they rest). Sending on every `input` would make one drag several
+ * writes, and every write is a `refresh` event that each device answers with
+ * doRefreshNotification: one gesture, one notification. A gesture that ends where the stored
+ * value already is sends nothing.
+ */
+function previewSlider() {
   const raw = Number(fontSlider.value);
   const rounded = roundHalfAway(raw);
-  state.font = { ...state.font, sliderValue: rounded, fontSize: rounded + 17, effectiveFontSize: rounded + 17 };
-  renderFont({ moveSlider: false });
+  const size = rounded + 17;
+  for (const element of [fontSample, ...fontLines.children, ...listCells]) element.style.fontSize = `${size}px`;
   fontReadout.textContent = raw === rounded
-    ? `slider ${rounded} · ${rounded} + 17 = ${rounded + 17} pt`
-    : `slider ${raw} rounds to ${rounded} · ${rounded} + 17 = ${rounded + 17} pt`;
-  if (rounded === lastSent && !final) return;
-  clearTimeout(sendTimer);
-  const send = () => {
-    lastSent = rounded;
-    inFlight = inFlight.then(async () => {
-      try {
-        applyFont(await api('PUT', `${base}/font`, { body: { sliderValue: raw } }));
-        state.exists = true;
-      } catch (error) {
-        toast(error.problem.detail || error.message, 'error');
-      }
-    });
-  };
-  if (final) send();
-  else sendTimer = setTimeout(send, 120);
+    ? `slider ${rounded} · ${rounded} + 17 = ${size} pt`
+    : `slider ${raw} rounds to ${rounded} · ${rounded} + 17 = ${size} pt`;
+  return { raw, rounded };
 }
 
-fontSlider.addEventListener('pointerdown', () => { state.dragging = true; });
-fontSlider.addEventListener('input', () => sendSlider(false));
-fontSlider.addEventListener('change', () => {
+function sendSlider() {
   state.dragging = false;
-  sendSlider(true);
+  const { raw, rounded } = previewSlider();
+  if (rounded === state.font.sliderValue && state.font.fontSize > 0) return;
+  inFlight = inFlight.then(async () => {
+    try {
+      applyFont(await api('PUT', `${base}/font`, { body: { sliderValue: raw } }));
+      state.exists = true;
+    } catch (error) {
+      toast(error.problem.detail || error.message, 'error');
+      renderFont();
+    }
+  });
+}
+
+// Keys move the slider a step per press (a `change` each); a held key repeats. Steps that follow
+// each other within this pause are one gesture, sent once the keys rest.
+const KEY_PAUSE_MS = 300;
+let byPointer = false;
+let keyTimer = null;
+
+fontSlider.addEventListener('pointerdown', () => {
+  byPointer = true;
+  state.dragging = true;
+});
+// A drag that ends where it began fires no `change`: the slider follows the stream again.
+window.addEventListener('pointerup', () => { state.dragging = false; });
+fontSlider.addEventListener('keydown', () => { byPointer = false; });
+fontSlider.addEventListener('input', previewSlider);
+fontSlider.addEventListener('change', () => {
+  clearTimeout(keyTimer);
+  if (byPointer) {
+    sendSlider();
+    return;
+  }
+  state.dragging = true;  // until the keys rest, the stream does not move the slider under them
+  keyTimer = setTimeout(sendSlider, KEY_PAUSE_MS);
 });
 
 // ---------- applying state ----------
@@ -211,7 +240,8 @@ async function loadPreferences() {
 }
 
 function renderPreferences() {
-  byId('preferences-version').textContent = `version ${state.preferences.version}`;
+  byId('preferences-version').textContent = `as of ${versionText(state.preferences.version)}`;
+  byId('preferences-version').title = VERSION_HINT;
   const keys = Object.keys(state.preferences.values).sort();
   if (keys.length === 0) {
     fill(byId('preferences'), h('p', { class: 'empty', text: 'No value stored or registered yet.' }));
@@ -311,7 +341,8 @@ byId('add-preference').addEventListener('submit', async (event) => {
 });
 
 function renderDefaults() {
-  byId('defaults-version').textContent = `version ${state.defaults.version}`;
+  byId('defaults-version').textContent = state.defaults.version ? `set at ${versionText(state.defaults.version)}` : 'none registered';
+  byId('defaults-version').title = VERSION_HINT;
   if (document.activeElement !== byId('defaults-text')) {
     byId('defaults-text').value = JSON.stringify(state.defaults.values, null, 2);
     byId('defaults-text').rows = Math.min(16, byId('defaults-text').value.split('\n').length + 1);

@@ -8,6 +8,10 @@ import { barLook, navBar, phone } from './phone.js';
 import {
   byId, fill, h, isProfileName, links, mountChrome, param, problemBox, setStreamPill, toast,
 } from './ui.js';
+import {
+  APPEARANCE_SOURCES, BACK_BUTTON_RULES, LARGE_TITLE_RULES, RECOGNIZERS, REFUSALS, TITLE_SOURCES, VERSION_HINT, XZ_SESSION,
+  explain, versionText,
+} from './words.js';
 
 mountChrome('session');
 
@@ -47,13 +51,14 @@ function renderSessionBar() {
       type: 'button',
       title: `session ${summary.id}`,
       onclick: () => select(summary.id),
-    }, `${summary.root} › ${summary.top}`, h('small', { text: `${summary.depth} deep · ${summary.id.slice(0, 6)}` }))),
+    }, summary.depth > 1 ? `${summary.root} › ${summary.top}` : summary.root,
+    h('small', { text: `${summary.depth === 1 ? 'one screen' : `${summary.depth} screens`} · ${summary.id.slice(0, 6)}` }))),
     h('button', { class: 'button primary small', type: 'button', id: 'new-session-button', text: 'New session', onclick: () => createSession(false) }),
     h('button', {
       class: 'button small', type: 'button', id: 'new-xz-session-button', text: 'New XZ session',
-      title: 'XZNavigationController: full-screen pans, a forward target, back to any screen',
-      onclick: () => createSession(true),
+      title: XZ_SESSION, onclick: () => createSession(true),
     }),
+    h('small', { class: 'mode-note', id: 'xz-note', text: `XZ: ${XZ_SESSION.split(': ').slice(1).join(': ')}` }),
     state.session ? h('button', { class: 'button small danger', type: 'button', text: 'Delete this session', onclick: deleteSession }) : null);
 }
 
@@ -132,12 +137,19 @@ async function loadSession() {
 function render() {
   const session = state.session;
   byId('session-area').hidden = false;
-  byId('session-title').textContent = `${session.stack.root} › ${session.stack.top}`;
-  byId('session-title').title = `session ${session.session}, version ${session.version}`;
+  byId('session-title').textContent = stackTitle(session.stack.screens);
+  byId('session-title').title = `session ${session.session}, last changed at ${versionText(session.version)}. ${VERSION_HINT}`;
   renderSessionBar();
   renderStack();
   renderControls();
   renderRules();
+}
+
+/** The page's title: the screens' titles, bottom to top (a new session: its one screen). */
+function stackTitle(screens) {
+  const titles = screens.map(screenTitle);
+  const shown = titles.length > 4 ? [titles[0], '…', ...titles.slice(-2)] : titles;
+  return shown.join(' › ');
 }
 
 function screenTitle(screen) {
@@ -163,7 +175,7 @@ function screenBody(screen, { top = false } = {}) {
         ? `Drag right anywhere to go back to ${back.target}.`
         : `Drag from the left edge to go back to ${back.target}.`;
     } else {
-      hint = `No back pan here (${back.refusal.reason}, ${back.refusal.rule}).`;
+      hint = `No swipe back here: ${explain(REFUSALS, back.refusal.reason).plain}.`;
     }
     if (forward.canBegin) hint += ` Drag left to push ${forward.target}.`;
   }
@@ -192,7 +204,7 @@ function resolvedBar() {
     titleView: bar.title.source === 'titleView' ? bar.title.titleView : null,
     back: backButton ? {
       title: backButton.title,
-      hint: `back to ${backButton.target} (${backButton.rule}); falls back to ${backButton.fallbackTitles.join(', ') || 'the chevron alone'}`,
+      hint: `Back to ${backButton.target}: ${explain(BACK_BUTTON_RULES, backButton.rule).plain} (${backButton.rule})`,
     } : null,
     left: bar.left.items,
     right: bar.right.itemsLeftToRight,
@@ -252,32 +264,53 @@ function renderControls() {
     byId('push-id').value = next;
     byId('push-title').value = next[0].toUpperCase() + next.slice(1);
   }
-  fill(byId('pop-to-select'), stack.screens.slice(0, -1).reverse().map((screen) => h('option', { value: screen.id, text: screen.id })));
-  byId('pop-to-button').disabled = stack.count < 2;
+  // At the root there is nothing below the top to pop to: no empty menu, a sentence instead.
+  const below = stack.screens.slice(0, -1).reverse();
+  fill(byId('pop-to-select'), below.map((screen) => h('option', { value: screen.id, text: `${screenTitle(screen)} (${screen.id})` })));
+  byId('pop-to-row').hidden = below.length === 0;
+  byId('pop-to-none').hidden = below.length > 0;
   const appearance = state.session.appearance;
   byId('appearance-tint').value = appearance.barTintColor || '';
   byId('appearance-button-tint').value = appearance.tintColor || '';
   byId('appearance-large').checked = appearance.prefersLargeTitles;
   byId('appearance-translucent').checked = appearance.isTranslucent !== false;
-  byId('pan-recognizer').textContent = state.gestures ? state.gestures.recognizer : '';
+  const recognizer = state.gestures ? state.gestures.recognizer : '';
+  byId('pan-recognizer').textContent = recognizer ? explain(RECOGNIZERS, recognizer).plain : '';
+  byId('pan-recognizer').title = recognizer;
+}
+
+/** One line of “The bar, and why”: what a person sees, in words, then the API's name for it. */
+function rule(name, plain, code) {
+  return [h('dt', { text: name }), h('dd', {}, plain, code ? h('code', { class: 'rule-code', text: code }) : null)];
 }
 
 function renderRules() {
   const bar = state.bar;
   const back = bar.left.backButton;
   const gestures = state.gestures;
-  const entries = [
-    ['title', `${bar.title.source}${bar.title.title ? ` · “${bar.title.title}”` : ''}`],
-    ['back button', back ? `“${back.title ?? '‹'}” → ${back.target} · rule ${bar.left.backButtonRule}` : `none · ${bar.left.backButtonRule}`],
-    ['fallbacks', back && back.fallbackTitles.length ? back.fallbackTitles.join(' → ') : '—'],
-    ['right items', bar.right.itemsLeftToRight.map((item) => item.systemItem || item.title || item.image).join(', ') || 'none'],
-    ['large title', `${bar.largeTitle.isLarge ? 'yes' : 'no'} · ${bar.largeTitle.rule}`],
-    ['translucent', `${bar.appearance.isTranslucent ? 'yes' : 'no'} · ${bar.appearance.translucencySource}`],
-    ['back pan', gestures.back.canBegin ? `${gestures.back.operation} to ${gestures.back.target}` : `no · ${gestures.back.refusal.reason} (${gestures.back.refusal.rule})`],
-    ['forward pan', gestures.forward.canBegin ? `push ${gestures.forward.target}` : `no · ${gestures.forward.refusal.reason}`],
-    ['version', `${state.session.version}`],
-  ];
-  fill(byId('bar-rules'), entries.map(([name, value]) => [h('dt', { text: name }), h('dd', { text: value })]));
+  const backRule = explain(BACK_BUTTON_RULES, bar.left.backButtonRule);
+  const backPan = gestures.back.canBegin
+    ? { plain: `swipe back to ${gestures.back.target}`, code: gestures.back.operation }
+    : explain(REFUSALS, gestures.back.refusal.reason, gestures.back.refusal.rule);
+  const forwardPan = gestures.forward.canBegin
+    ? { plain: `swipe left to open ${gestures.forward.target}`, code: 'push' }
+    : explain(REFUSALS, gestures.forward.refusal.reason, gestures.forward.refusal.rule);
+  const large = explain(LARGE_TITLE_RULES, bar.largeTitle.rule);
+  const translucent = explain(APPEARANCE_SOURCES, bar.appearance.translucencySource);
+  const title = explain(TITLE_SOURCES, bar.title.source);
+  fill(byId('bar-rules'),
+    rule('title', bar.title.title ? `“${bar.title.title}”, ${title.plain}` : title.plain, title.code),
+    rule('back button', back ? `“${back.title ?? '‹'}” to ${back.target}: ${backRule.plain}` : backRule.plain, backRule.code),
+    back ? rule('if it does not fit', back.fallbackTitles.length
+      ? `shorter titles UIKit tries in turn: ${back.fallbackTitles.map((text) => `“${text}”`).join(', ')}, then the arrow alone`
+      : 'the arrow alone', 'fallbackTitles') : [],
+    rule('right items', bar.right.itemsLeftToRight.map((item) => item.systemItem || item.title || item.image).join(', ') || 'none'),
+    rule('large title', `${bar.largeTitle.isLarge ? 'yes' : 'no'}: ${large.plain}`, large.code),
+    rule('translucent', `${bar.appearance.isTranslucent ? 'yes' : 'no'}: ${translucent.plain}`, translucent.code),
+    rule('back swipe', gestures.back.canBegin ? backPan.plain : `no: ${backPan.plain}`, backPan.code),
+    rule('forward swipe', gestures.forward.canBegin ? forwardPan.plain : `no: ${forwardPan.plain}`, forwardPan.code),
+    rule('version', `${versionText(state.session.version)}, its last change (the profile numbers all its changes, of any kind, in one count)`, null));
+  byId('bar-rules').title = VERSION_HINT;
 }
 
 // ---------- writes ----------
@@ -308,7 +341,7 @@ function handleWriteError(error, label) {
     const current = error.problem.currentVersion;
     fill(byId('conflict'), h('div', { class: 'conflict', role: 'alert', id: 'conflict-banner' },
       h('span', {}, h('strong', { text: 'Changed elsewhere. ' }),
-        `“${label}” was not applied: the session is at version ${current ?? '?'}, this page shows ${version()}. Nothing was overwritten.`),
+        `“${label}” was not applied: the session changed at ${current === undefined ? 'a later event' : versionText(current)}, this page shows it as of ${versionText(version())}. Nothing was overwritten.`),
       h('button', { class: 'button primary small', type: 'button', id: 'conflict-reload', text: 'Reload the session',
         onclick: async () => { fill(byId('conflict')); await loadSession(); } })));
     return;
@@ -393,10 +426,13 @@ function showEvaluation(evaluation, { released = false } = {}) {
   const verdict = byId('pan-verdict');
   if (evaluation.operation === 'none') {
     verdict.className = 'verdict no';
-    verdict.textContent = evaluation.refusal ? `Nothing happens: ${evaluation.refusal.reason} (${evaluation.refusal.rule})` : 'Nothing happens';
+    verdict.textContent = evaluation.refusal
+      ? `Nothing happens: ${explain(REFUSALS, evaluation.refusal.reason).plain} (${evaluation.refusal.reason}, ${evaluation.refusal.rule})`
+      : 'Nothing happens';
   } else if (evaluation.wouldFinish) {
     verdict.className = 'verdict yes';
-    verdict.textContent = `${released ? 'Finished' : 'Would finish'}: ${evaluation.operation} to ${evaluation.target}, by ${evaluation.finishedBy}`;
+    const why = { velocity: 'fast enough', distance: 'far enough' }[evaluation.finishedBy] || evaluation.finishedBy;
+    verdict.textContent = `${released ? 'Finished' : 'Would finish'}: ${evaluation.operation} to ${evaluation.target}, ${why} (${evaluation.finishedBy})`;
   } else {
     verdict.className = 'verdict no';
     verdict.textContent = `${released ? 'Cancelled' : 'Would cancel'}: not far or fast enough (40 % of the width, or 400 pt/s)`;

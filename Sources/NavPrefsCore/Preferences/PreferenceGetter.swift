@@ -1,5 +1,5 @@
 // UserDefaults' typed getters over JSON values, exactly as swift-corelibs-foundation answers them
-// on Linux (Swift 6.3.1), in pure Swift: no Foundation, no C (semantics P-0..P-4). README's
+// on Linux (Swift 6.3.1), in pure Swift: no Foundation, no C (semantics P-0..P-4). docs/api.md's
 // "Typed reads" table lists each rule; Tests/NavPrefsFidelityTests proves them against a real
 // `UserDefaults(suiteName:)`, directly and through the HTTP API.
 //

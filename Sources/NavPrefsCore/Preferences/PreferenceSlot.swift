@@ -77,13 +77,18 @@ public struct PreferenceSnapshot: Sendable, Hashable {
         self.version = version
     }
 
-    /// Every key with a value in either layer, stored values over defaults (P-5), sorted by key.
+    /// Every key with a value in either layer, stored values over defaults (P-5), in byte order.
+    ///
+    /// Keys are sets of ``PreferenceKey``s, which compare by bytes (P-K): a `Set<String>` would
+    /// take `café` (NFC) and `café` (NFD) for one key, as Swift's `==` does, and list one of them.
     public var merged: JSONObject {
-        var keys = Set(stored.keys.map(\.rawValue))
-        keys.formUnion(registered.keys)
+        var keys = Set(stored.keys)
+        for key in registered.keys {
+            if let key = try? PreferenceKey(key) { keys.insert(key) }
+        }
         return JSONObject(keys.sorted().compactMap { key in
-            guard let value = (try? PreferenceKey(key)).flatMap({ stored[$0]?.value }) ?? registered[key] else { return nil }
-            return (key, value)
+            guard let value = stored[key]?.value ?? registered[key.rawValue] else { return nil }
+            return (key.rawValue, value)
         })
     }
 }

@@ -50,11 +50,17 @@ extension APIError {
         case .invalidValue(let error):
             self.init(.invalidValue, "\(error.description.prefix(1).uppercased())\(error.description.dropFirst()).",
                       extensions: ["key": .string(error.key.rawValue)])
+        case .valueTooLarge(let key, let bytes, let limit):
+            self.init(.valueTooLarge, "The value of '\(key.rawValue.prefix(80))' would take \(bytes) bytes as JSON after the merge; the limit is \(limit).",
+                      extensions: ["limit": .integer(Int64(limit)), "key": .string(key.rawValue)])
         case .tooManyPreferences(let limit):
             self.init(.tooManyPreferences, "The profile already stores \(limit) keys; remove some first.",
                       extensions: ["limit": .integer(Int64(limit))])
         case .sessionNotFound(let id):
             self.init(.sessionNotFound, "This profile has no navigation session '\(id)'.")
+        case .quotaExceeded(let quota, let usage):
+            self.init(.quotaExceeded, "This write would make the profile hold \(usage) bytes, over its quota of \(quota) bytes (--profile-quota-bytes); remove values or sessions first.",
+                      extensions: ["quota": .integer(Int64(quota)), "usage": .integer(Int64(usage))])
         case .tooManySessions(let limit):
             self.init(.tooManySessions, "The profile already has \(limit) navigation sessions; delete some first.",
                       extensions: ["limit": .integer(Int64(limit))])
@@ -104,6 +110,12 @@ extension APIError {
             self.init(.serverBusy, "The server holds as many request bodies as it may; retry shortly.", headers: [("Retry-After", "1")])
         case .shuttingDown:
             self.init(.shuttingDown, "The server is shutting down; retry on another instance.", headers: [("Retry-After", "1")])
+        case .invalidHost:
+            self.init(.invalidHost, "A request carries exactly one Host field (HTTP/1.0 may carry none), naming a host and optionally a port; RFC 9112 §3.2.")
+        case .malformedChunkedBody:
+            self.init(.badFraming, "The chunked body is malformed (a chunk size that is not hexadecimal, or a missing line end); RFC 9112 §7.1.")
+        case .httpVersionNotSupported:
+            self.init(.httpVersionNotSupported, "This server speaks HTTP/1.0 and HTTP/1.1.")
         }
     }
 

@@ -47,6 +47,10 @@ public enum ProblemType: String, Sendable, CaseIterable {
     case foreignOrigin = "foreign-origin"
     case invalidIdempotencyKey = "invalid-idempotency-key"
     case idempotencyKeyReused = "idempotency-key-reused"
+    case invalidHost = "invalid-host"
+    case invalidOrigin = "invalid-origin"
+    case quotaExceeded = "quota-exceeded"
+    case httpVersionNotSupported = "http-version-not-supported"
 
     /// The `type` member: a URN, stable and not meant to be dereferenced.
     public var uri: String { "urn:navprefs:problem:" + rawValue }
@@ -67,6 +71,9 @@ public enum ProblemType: String, Sendable, CaseIterable {
         case .unsupportedTransferCoding: 501
         case .serverBusy: 503
         case .hostNotAllowed: 421
+        case .invalidHost, .invalidOrigin: 400
+        case .quotaExceeded: 409
+        case .httpVersionNotSupported: 505
         case .foreignOrigin: 403
         case .invalidIdempotencyKey: 400
         case .idempotencyKeyReused: 422
@@ -127,6 +134,10 @@ public enum ProblemType: String, Sendable, CaseIterable {
         case .unsupportedTransferCoding: "Transfer coding not supported"
         case .serverBusy: "Server busy"
         case .hostNotAllowed: "Host not served here"
+        case .invalidHost: "Missing, repeated or malformed Host"
+        case .invalidOrigin: "More than one Origin"
+        case .quotaExceeded: "Profile storage quota exceeded"
+        case .httpVersionNotSupported: "HTTP version not supported"
         case .foreignOrigin: "Request from a foreign web origin"
         case .invalidIdempotencyKey: "Invalid Idempotency-Key"
         case .idempotencyKeyReused: "Idempotency-Key used for another request"

@@ -35,6 +35,8 @@ final class EventHub: Sendable {
 
     let limits: Limits
     private let registry = Mutex(Registry())
+    /// The registry's count, readable without its lock by the store's writer at each publish.
+    private let openStreams = Atomic<Int>(0)
     private let feed: EventFeed
     /// The hub's queue of the feed's events, while delivering.
     private let subscription = Mutex<FeedSubscription?>(nil)
@@ -48,9 +50,12 @@ final class EventHub: Sendable {
         self.limits = limits
     }
 
-    /// Subscribes to the feed and starts the delivery and heartbeat threads.
+    /// Subscribes to the feed and starts the delivery and heartbeat threads. The delivery
+    /// thread is woken only while a stream is open: a subscriber registers before it reads the
+    /// log for its replay (``register(profile:client:issuer:filter:)``), so what the feed drops
+    /// before then, that read finds.
     func start() {
-        let subscription = feed.subscribe()
+        let subscription = feed.subscribe(wanted: { [weak self] in (self?.openStreams.load(ordering: .acquiring) ?? 0) > 0 })
         let started = self.subscription.withLock { current in
             guard current == nil else { return false }
             current = subscription
@@ -120,6 +125,7 @@ final class EventHub: Sendable {
             registry.byProfile[profile, default: [:]][subscriber.id] = subscriber
             registry.perKey[limitKey, default: 0] += 1
             registry.count += 1
+            openStreams.store(registry.count, ordering: .releasing)
             return .success(subscriber)
         }
         return try outcome.get()
@@ -132,6 +138,7 @@ final class EventHub: Sendable {
             registry.perKey[subscriber.limitKey, default: 1] -= 1
             if registry.perKey[subscriber.limitKey] == 0 { registry.perKey[subscriber.limitKey] = nil }
             registry.count -= 1
+            openStreams.store(registry.count, ordering: .releasing)
         }
     }
 

@@ -1,4 +1,6 @@
 import MicroHTTPServer
+import NavPrefsCore
+import NavPrefsStore
 import Synchronization
 
 /// Store failures by kind (`unavailable`, `corrupted`, `internal`, `closed`): what an operator
@@ -17,13 +19,26 @@ struct MetricsRoutes {
     let requests: RequestMetrics
     let storeErrors: StoreErrorMetrics
     let hub: EventHub
+    let store: any Store
+    /// The quota every profile has (`--profile-quota-bytes`), 0 for none.
+    let profileQuotaBytes: Int
 
     var routes: [Route] {
-        [Route("GET", "/metrics") { _ throws(APIError) in .immediate(render()) }]
+        [Route("GET", "/metrics") { _ throws(APIError) in
+            .deferred { [self] () async throws(StoreError) -> HTTPResponse in
+                // Storage per profile needs the store; the rest is served even while it is down.
+                render(largest: (try? await store.largestProfiles(limit: 10)) ?? [])
+            }
+        }]
     }
 
-    func render() -> HTTPResponse {
+    func render(largest: [(profile: ProfileName, bytes: Int)] = []) -> HTTPResponse {
         var out = PrometheusText()
+        out.family("navprefs_profile_quota_bytes", "gauge", "Bytes one profile may hold (--profile-quota-bytes; 0: no quota).")
+        out.sample("navprefs_profile_quota_bytes", profileQuotaBytes)
+        out.family("navprefs_profile_storage_bytes", "gauge",
+                   "Bytes held against the quota by the ten profiles holding the most (values, defaults, sessions, idempotency records).")
+        for (profile, bytes) in largest { out.sample("navprefs_profile_storage_bytes", ["profile": profile.rawValue], bytes) }
         let routes = requests.snapshot().sorted { $0.key < $1.key }
 
         out.family("navprefs_http_requests_total", "counter", "HTTP requests answered, by route template, method and status.")

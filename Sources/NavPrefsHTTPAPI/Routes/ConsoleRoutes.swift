@@ -50,7 +50,7 @@ struct ConsoleRoutes {
         // Origin check must refuse.
         headers.add("Referrer-Policy", "same-origin")
         if notModified(request.http.headers, etag) {
-            return .immediate(HTTPResponse(status: 304, headers: headers))
+            return .immediate(.notModified(headers: headers, representationLength: ConsoleFiles.size(key)))
         }
         guard let file = ConsoleFiles.file(key) else {
             throw APIError(.notFound, "The console has no file at this path; its home page is /.")

@@ -56,7 +56,7 @@ struct CounterRoutes {
         var headers = HTTPHeaders(reservingCapacity: 6)  // with the ones NavPrefsAPI.finish adds
         headers.add("ETag", representation.etag)
         if ETag.noneMatchHits(request.headers, representation.version) {
-            return HTTPResponse(status: 304, headers: headers)
+            return .notModified(headers: headers, representationLength: representation.body.count)
         }
         headers.add("Content-Type", "application/json")
         return HTTPResponse(status: 200, headers: headers, bytes: representation.body)
@@ -88,15 +88,15 @@ struct CounterRoutes {
     static func response(for state: CounterState, request: HTTPRequest? = nil, eventID: Int64? = nil) -> HTTPResponse {
         var headers = HTTPHeaders(reservingCapacity: 6)  // with the ones NavPrefsAPI.finish adds
         headers.add("ETag", ETag.format(state.version))
-        if let request, ETag.noneMatchHits(request.headers, state.version) {
-            return HTTPResponse(status: 304, headers: headers)
-        }
-        headers.add("Content-Type", "application/json")
         // Fixed shape, written directly: this is the hot read path. Profile names need no escaping.
         let value = state.counter.value
         var body = "{\"profile\":\"\(state.profile.rawValue)\",\"value\":\(value),\"stringValue\":\"\(value)\",\"version\":\(state.version.rawValue)"
         if let eventID { body += ",\"eventId\":\(eventID)" }
         body += "}\n"
+        if let request, ETag.noneMatchHits(request.headers, state.version) {
+            return .notModified(headers: headers, representationLength: body.utf8.count)
+        }
+        headers.add("Content-Type", "application/json")
         return HTTPResponse(status: 200, headers: headers, bytes: Array(body.utf8))
     }
 }

@@ -5,7 +5,8 @@ import NavPrefsStore
 
 /// Registered defaults (`register(defaults:)`), semantics P-5/P-6:
 /// `GET /v1/profiles/{profile}/defaults`, `PUT` (replaces the whole set) and `PATCH` (merges, as
-/// `register(defaults:)` does; a `null` member unregisters that default: a JSON Merge Patch).
+/// `register(defaults:)` does: a JSON Merge Patch, RFC 7396, so a `null` member unregisters that
+/// default, and an object member merges into that default recursively).
 ///
 /// Unlike UserDefaults' registration domain, which lives in memory and is re-registered at every
 /// launch, these are stored with the profile: a service has no launch to re-register at, and
@@ -48,12 +49,12 @@ struct DefaultsRoutes {
                 }
                 continue
             }
-            try limits.check(member.value, for: key)
+            if merging { try limits.checkPatch(member.value, for: key) } else { try limits.check(member.value, for: key) }
         }
         let precondition = ETag.writePrecondition(from: request.http.headers)
         let write: StoreWrite<DefaultsChange>
         do {
-            write = try .setDefaults(defaults, merging: merging, of: profile, if: precondition)
+            write = try .setDefaults(defaults, merging: merging, of: profile, if: precondition, maxValueBytes: limits.maxValueBytes)
         } catch {
             throw APIError(error)
         }

@@ -12,7 +12,7 @@ import NavPrefsStore
 /// (``Store/perform(_:remembering:answer:)``): a retry within the window gets that answer again
 /// (status, body, `ETag`, `Location`) with `Idempotent-Replayed: true`, and changes nothing,
 /// on whichever instance it lands. The key is kept per profile; a retry is "the same request"
-/// when its method, path, `If-Match`, `If-None-Match` and body are.
+/// when its method, path, query, `If-Match`, `If-None-Match` and body are.
 enum IdempotentWrites {
     static let header = "Idempotency-Key"
 
@@ -21,22 +21,26 @@ enum IdempotentWrites {
     static func run<Value: Sendable>(_ request: APIRequest, profile: ProfileName, store: any Store, _ write: StoreWrite<Value>,
                                      answer: @escaping @Sendable (Value) -> HTTPResponse) throws(APIError) -> APIResult {
         guard let key = try key(of: request.http) else {
-            return .deferred { () async throws(StoreError) -> HTTPResponse in answer(try await store.perform(write)) }
+            return .pending { reply in store.perform(write) { reply($0.map(answer)) } }
         }
         let remembered = IdempotentRequest(profile: profile, key: key, fingerprint: fingerprint(of: request.http))
         let instance = request.http.path
-        return .deferred { () async throws(StoreError) -> HTTPResponse in
-            switch try await store.perform(write, remembering: remembered, answer: { recorded(answer($0)) }) {
-            case .performed(let answer):
-                return response(answer)
-            case .replayed(let answer):
-                var response = response(answer)
-                response.headers.add("Idempotent-Replayed", "true")
-                return response
-            case .keyReused:
-                return APIError(.idempotencyKeyReused,
-                                "This Idempotency-Key was used for another request (its method, path, conditions or body differ) while it is remembered; use a new key for a new request.")
-                    .response(instance: instance)
+        return .pending { reply in
+            store.perform(write, remembering: remembered, answer: { recorded(answer($0)) }) { outcome in
+                reply(outcome.map { outcome in
+                    switch outcome {
+                    case .performed(let answer):
+                        return response(answer)
+                    case .replayed(let answer):
+                        var response = response(answer)
+                        response.headers.add("Idempotent-Replayed", "true")
+                        return response
+                    case .keyReused:
+                        return APIError(.idempotencyKeyReused,
+                                        "This Idempotency-Key was used for another request (its method, path, conditions or body differ) while it is remembered; use a new key for a new request.")
+                            .response(instance: instance)
+                    }
+                })
             }
         }
     }
@@ -54,9 +58,11 @@ enum IdempotentWrites {
         return String(key)
     }
 
-    /// What makes a retry the same request, as a SHA-256 digest.
+    /// What makes a retry the same request, as a SHA-256 digest: method, path, query (as
+    /// parsed, in order), conditions and body.
     static func fingerprint(of request: HTTPRequest) -> String {
         var text = request.method + "\n" + request.rawPath + "\n"
+        text += request.query.map { $0.name + ($0.value.map { "=" + $0 } ?? "") }.joined(separator: "&") + "\n"
         text += (request.headers["If-Match"] ?? "") + "\n" + (request.headers["If-None-Match"] ?? "") + "\n"
         text += String(decoding: request.body, as: UTF8.self)
         return Crypto.sha256Hex(text)

@@ -37,9 +37,11 @@ struct PreferenceRoutes {
         }
     }
 
-    /// `PATCH` with a JSON Merge Patch: each member sets its key, `null` removes it; all in one
-    /// transaction under one `If-Match` (the version of the whole set). Each key that changes
-    /// logs its own event, in the order of the patch, committed together.
+    /// `PATCH` with a JSON Merge Patch (RFC 7396), applied to each member's value: an object
+    /// merges into the key's value recursively (a `null` member removes at any depth), anything
+    /// else replaces it, a top-level `null` removes the key; all in one transaction under one
+    /// `If-Match` (the version of the whole set). Each key that changes logs its own event, in
+    /// the order of the patch, committed together.
     private func patch(_ request: APIRequest) throws(APIError) -> APIResult {
         let profile = try request.profile()
         let object = try JSONBody.mergePatch(of: request.http)
@@ -50,13 +52,13 @@ struct PreferenceRoutes {
         var updates: [PreferenceUpdate] = []
         for member in object {
             let key = try APIRequest.preferenceKey(member.key, pointer: "/" + JSONBody.pointerEscaped(member.key))
-            if member.value != .null { try limits.check(member.value, for: key) }
+            if member.value != .null { try limits.checkPatch(member.value, for: key) }
             updates.append(PreferenceUpdate(key: key, value: member.value == .null ? nil : member.value))
         }
         let precondition = ETag.writePrecondition(from: request.http.headers)
         let write: StoreWrite<PreferencesChange>
         do {
-            write = try .updatePreferences(updates, of: profile, if: precondition)
+            write = try .updatePreferences(updates, of: profile, if: precondition, maxValueBytes: limits.maxValueBytes)
         } catch {
             throw APIError(error)
         }
@@ -197,6 +199,20 @@ struct PreferenceLimits: Sendable {
         }
     }
 
+    /// The same for a merge patch of a value (RFC 7396): a `null` member of an object removes
+    /// and is never stored, so only the nulls the patch would store (inside arrays, which
+    /// replace whole) are refused. Those are the nulls left after merging into nothing: the
+    /// target decides only which members the patch's objects merge into, never whether a null
+    /// of the patch survives. The merged value's size is checked where it is made (the store).
+    func checkPatch(_ patch: JSONValue, for key: PreferenceKey) throws(APIError) {
+        try check(MergePatch.apply(patch, to: nil) ?? .object(JSONObject()), for: key)
+        let size = patch.jsonText.utf8.count
+        guard size <= maxValueBytes else {
+            throw APIError(.valueTooLarge, "The value of '\(key.rawValue.prefix(80))' takes \(size) bytes as JSON; the limit is \(maxValueBytes).",
+                           extensions: ["limit": .integer(Int64(maxValueBytes))])
+        }
+    }
+
     private static func containsNull(_ value: JSONValue) -> Bool {
         switch value {
         case .null: true
@@ -236,7 +252,7 @@ enum JSONResponse {
         if let version {
             headers.add("ETag", ETag.format(version))
             if let request, ETag.noneMatchHits(request.headers, version) {
-                return HTTPResponse(status: 304, headers: headers)
+                return .notModified(headers: headers, representationLength: json.utf8.count + 1)  // the 200's, "\n" included
             }
         }
         headers.add("Content-Type", "application/json")

@@ -26,6 +26,7 @@ struct ProfileListRoutes {
                 item.add("name", profile.name.rawValue)
                 item.add("createdAt", AccessToken.timestamp(milliseconds: profile.createdAt))
                 item.add("latestEventId", profile.latestEventID)
+                item.add("storageBytes", profile.storageBytes)
                 return item.json
             }
             var body = JSONObjectBuilder()

@@ -33,14 +33,21 @@ public struct APIRequest: Sendable {
     }
 }
 
-/// What a route handler answers: a response now (from memory, on the event loop), or work
-/// that may wait for storage (run as a task while the connection is suspended).
+/// What a route handler answers: a response now (from memory, on the event loop), a store call
+/// that answers from the store's own thread, or (off the hot path) work that awaits.
 ///
 /// A handler validates everything the request carries (path, query, headers, body) before it
-/// defers, so deferred work can fail only with a ``StoreError``, which ``NavPrefsAPI`` maps to
-/// its answer in one place. An answer that depends on what the store holds (a key with no
+/// hands work on, so that work can fail only with a ``StoreError``, which ``NavPrefsAPI`` maps
+/// to its answer in one place. An answer that depends on what the store holds (a key with no
 /// value) is a response the work returns, not an error it throws.
 public enum APIResult: Sendable {
     case immediate(HTTPResponse)
+    /// A store call made with a completion (``Store/perform(_:completion:)``): `start` runs on
+    /// the event loop and hands `reply` to the store, whose thread (SQLite's writer, a reader,
+    /// a PostgreSQL pool thread) calls it once with the response. This is the path of every
+    /// write: one hand-off there, one back, and no task.
+    case pending(@Sendable (_ reply: @escaping StoreCompletion<HTTPResponse>) -> Void)
+    /// Work that awaits (the store's `async` reads, the console's and listing routes): run as
+    /// a task. Not the path of writes; see `pending`.
     case deferred(@Sendable () async throws(StoreError) -> HTTPResponse)
 }

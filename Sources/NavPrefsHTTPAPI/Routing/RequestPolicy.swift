@@ -39,22 +39,20 @@ public struct RequestPolicy: Sendable, Equatable {
     func admits(host: String?) -> Bool {
         guard let host, !allowedHosts.contains("*") else { return true }
         if let known = verdicts.verdict(for: host) { return known }
-        let name = Self.hostName(of: host)
-        let admitted = Self.isLoopback(name) || allowedHosts.contains(name)
+        // A value that is no host at all (`[::1].evil.example`) is no loopback name either.
+        let admitted = Self.hostName(of: host).map { Self.isLoopback($0) || allowedHosts.contains($0) } ?? false
         verdicts.remember(admitted, for: host)
         return admitted
     }
 
-    /// The name or address of a `Host` value, lowercase, without port or IPv6 brackets.
-    static func hostName(of host: String) -> String {
-        var text = Substring(host.lowercased())
-        if text.hasPrefix("[") {
-            if let end = text.firstIndex(of: "]") { return String(text[text.index(after: text.startIndex)..<end]) }
-            return String(text)
-        }
-        if let colon = text.lastIndex(of: ":") { text = text[..<colon] }
-        if text.hasSuffix(".") { text = text.dropLast() }
-        return String(text)
+    /// The name or address of a `Host` value, lowercase, without port or IPv6 brackets (and
+    /// without a name's final dot), parsed strictly (``HostField/parse(_:)``: a bracketed
+    /// literal is the whole name); `nil` for a value that is no `uri-host [":" port]`.
+    static func hostName(of host: String) -> String? {
+        guard let parsed = HostField.parse(host) else { return nil }
+        var name = parsed.name
+        if !parsed.isIPv6Literal, name.hasSuffix(".") { name.removeLast() }
+        return name
     }
 
     /// `localhost` (and its subdomains, RFC 6761), 127.0.0.0/8 and `::1`.

@@ -1,3 +1,5 @@
+import MicroHTTPServer
+
 /// Maps a method and path to a route, or says why none matches (404, or 405 with `Allow`).
 ///
 /// Templates are paths whose `{name}` segments match any non-empty segment. There is no
@@ -72,7 +74,7 @@ struct Router: Sendable {
                     guard matches(resource.segments, bytes, ranges, count) else { continue }
                     var parameters: [String] = []
                     for index in resource.segments.indices where resource.segments[index] == .parameter {
-                        guard let value = Self.percentDecoded(UnsafeBufferPointer(rebasing: bytes[ranges[index]])) else {
+                        guard let value = PercentDecoding.decode(UnsafeBufferPointer(rebasing: bytes[ranges[index]])) else {
                             return .malformedParameter(template: resource.template)
                         }
                         parameters.append(value)
@@ -81,38 +83,6 @@ struct Router: Sendable {
                 }
                 return .notFound
             }
-        }
-    }
-
-    /// `segment` with its `%XX` escapes decoded, if that is valid UTF-8 (the common case, no `%`
-    /// at all, costs one validation pass).
-    static func percentDecoded(_ segment: UnsafeBufferPointer<UInt8>) -> String? {
-        guard segment.contains(UInt8(ascii: "%")) else { return String(validating: segment, as: UTF8.self) }
-        var decoded: [UInt8] = []
-        decoded.reserveCapacity(segment.count)
-        var index = 0
-        while index < segment.count {
-            let byte = segment[index]
-            guard byte == UInt8(ascii: "%") else {
-                decoded.append(byte)
-                index += 1
-                continue
-            }
-            guard index + 2 < segment.count, let high = hexValue(segment[index + 1]), let low = hexValue(segment[index + 2]) else {
-                return nil
-            }
-            decoded.append(high << 4 | low)
-            index += 3
-        }
-        return String(validating: decoded, as: UTF8.self)
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
         }
     }
 

@@ -17,6 +17,8 @@ public protocol SQLDialect {
     /// `expression` as compared and ordered by its UTF-8 bytes, whatever the database's
     /// collation: listings and exports come in one order from every store.
     static func byteOrder(_ expression: String) -> String
+    /// The length of text `expression` in bytes of UTF-8.
+    static func byteLength(_ expression: String) -> String
     /// A table named `alias` of the rows in parameter `$parameter`: a JSON array holding one
     /// array per row, whose elements are the `columns` in order (strings, integers or null).
     /// One statement imports a whole batch, instead of a round trip per row.
@@ -164,6 +166,20 @@ extension StoreStatement {
                 (SELECT profile, key FROM idempotency_keys WHERE created_at < \(dialect.now) - $1 ORDER BY created_at LIMIT $2)
             RETURNING 1
             """
+        case .trimIdempotencyKeys:
+            // Run after each claim, so at most one key is beyond the cap; 16 is slack for a
+            // cap lowered between two runs.
+            """
+            DELETE FROM idempotency_keys WHERE profile = $1 AND key IN
+                (SELECT key FROM idempotency_keys WHERE profile = $1 ORDER BY created_at DESC, key DESC LIMIT 16 OFFSET $2)
+            """
+        case .profileUsage:
+            "SELECT " + usageSum(in: dialect, profile: "$1")
+        case .profileUsages:
+            """
+            SELECT name, \(usageSum(in: dialect, profile: "profiles.name")) AS bytes FROM profiles
+            ORDER BY bytes DESC, \(dialect.byteOrder("name"))
+            """
         case .idleSessions:
             "SELECT profile, id FROM sessions WHERE updated_at < \(dialect.now) - $1 ORDER BY updated_at LIMIT $2"
         case .idleSessionForUpdate:
@@ -176,3 +192,22 @@ extension StoreStatement {
         }
     }
 }
+
+extension StoreStatement {
+    /// The bytes a profile holds, as SQL (``QuotaSteps``): keys and values, registered defaults,
+    /// sessions' states, idempotency records. Each part reads only the profile's own rows (each
+    /// table's primary key starts with the profile).
+    fileprivate func usageSum<Dialect: SQLDialect>(in dialect: Dialect.Type, profile: String) -> String {
+        func sum(_ table: String, _ columns: [String]) -> String {
+            let lengths = columns.map { "COALESCE(\(dialect.byteLength($0)), 0)" }.joined(separator: " + ")
+            return "(SELECT COALESCE(SUM(\(lengths)), 0) FROM \(table) WHERE \(table).profile = \(profile))"
+        }
+        return [
+            sum("preferences", ["key", "value"]),
+            sum("registered_defaults", ["key", "value"]),
+            sum("sessions", ["id", "state"]),
+            sum("idempotency_keys", ["key", "fingerprint", "headers", "body"]),
+        ].joined(separator: " + ")
+    }
+}
+

@@ -112,6 +112,15 @@ public enum StoreStatement: Sendable, Hashable, CaseIterable {
     case recordIdempotentAnswer
     /// (window in ms, limit) → one row per key deleted, at most `limit`, older than the window.
     case pruneIdempotencyKeys
+    /// (profile, keep): deletes the profile's keys beyond its `keep` newest (a few per call).
+    case trimIdempotencyKeys
+
+    // MARK: Quotas
+
+    /// (profile) → one row: the bytes the profile holds (``QuotaSteps``).
+    case profileUsage
+    /// () → per profile holding anything: name, bytes; largest first.
+    case profileUsages
 
     // MARK: Session expiry
 

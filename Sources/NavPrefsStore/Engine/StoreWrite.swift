@@ -14,9 +14,15 @@ public struct StoreWrite<Value: Sendable>: Sendable {
     /// of their profiles, so that no two transactions wait for each other's locks.
     let profile: ProfileName
     let steps: @Sendable (any StoreTransaction, StoreLimits) throws -> WriteOutcome<Value>
+    /// Whether the write can make the profile hold more bytes: such writes check the profile's
+    /// quota in their transaction (``StoreLimits/profileQuotaBytes``); the counter, the font
+    /// and deletions hold a fixed size or less, and skip the check (the counter is the hot path).
+    let growsStorage: Bool
 
-    init(of profile: ProfileName, _ steps: @escaping @Sendable (any StoreTransaction, StoreLimits) throws -> WriteOutcome<Value>) {
+    init(of profile: ProfileName, growsStorage: Bool = true,
+         _ steps: @escaping @Sendable (any StoreTransaction, StoreLimits) throws -> WriteOutcome<Value>) {
         self.profile = profile
+        self.growsStorage = growsStorage
         self.steps = steps
     }
 }

@@ -7,26 +7,40 @@ public protocol TransactionalStore: Store {
     /// Bounds the algorithm enforces.
     var limits: StoreLimits { get }
 
-    /// Runs `body` on a connection of the store and returns its value. With `snapshot`, every
-    /// statement `body` runs sees the same committed state (one read transaction); a body of a
-    /// single statement does without. It may run twice when a connection is lost: reads are
-    /// safe to repeat.
-    func read<Value: Sendable>(snapshot: Bool, _ body: @escaping @Sendable (any StoreTransaction) throws -> Value)
-        async throws(StoreError) -> Value
+    /// Runs `body` on a connection of the store and calls `completion` with its value, on the
+    /// thread that ran it. With `snapshot`, every statement `body` runs sees the same committed
+    /// state (one read transaction); a body of a single statement does without. It may run
+    /// twice when a connection is lost: reads are safe to repeat.
+    func read<Value: Sendable>(snapshot: Bool, _ body: @escaping @Sendable (any StoreTransaction) throws -> Value,
+                               completion: @escaping StoreCompletion<Value>)
 
-    /// Runs `body` in a write transaction and returns the outcome's value once the transaction
-    /// has committed at the store's durability, after the outcome's events were published to
-    /// ``Store/feed`` in commit order. A ``StoreError`` thrown by `body` refuses the write:
-    /// nothing of it is kept and the error is answered; any other error is a storage failure.
+    /// Runs `body` in a write transaction and calls `completion` with the outcome's value once
+    /// the transaction has committed at the store's durability, after the outcome's events
+    /// were published to ``Store/feed`` in commit order; on the thread that committed (SQLite's
+    /// writer, a PostgreSQL pool thread), with no task in between. A ``StoreError`` thrown by
+    /// `body` refuses the write: nothing of it is kept and the error is answered; any other
+    /// error is a storage failure.
     ///
     /// - Parameter profile: the one profile `body` changes (it locks no other), or `nil` when
     ///   it may touch several or none. Writes that name their profile may share a transaction
     ///   with others (each in a savepoint of its own), run in the order of their profiles.
-    func write<Value: Sendable>(changing profile: ProfileName?, _ body: @escaping @Sendable (any StoreTransaction) throws -> WriteOutcome<Value>)
-        async throws(StoreError) -> Value
+    func write<Value: Sendable>(changing profile: ProfileName?, _ body: @escaping @Sendable (any StoreTransaction) throws -> WriteOutcome<Value>,
+                                completion: @escaping StoreCompletion<Value>)
 }
 
 extension TransactionalStore {
+    /// ``read(snapshot:_:completion:)``, awaited.
+    public func read<Value: Sendable>(snapshot: Bool, _ body: @escaping @Sendable (any StoreTransaction) throws -> Value)
+        async throws(StoreError) -> Value {
+        try await awaitCompletion { read(snapshot: snapshot, body, completion: $0) }
+    }
+
+    /// ``write(changing:_:completion:)``, awaited.
+    public func write<Value: Sendable>(changing profile: ProfileName?, _ body: @escaping @Sendable (any StoreTransaction) throws -> WriteOutcome<Value>)
+        async throws(StoreError) -> Value {
+        try await awaitCompletion { write(changing: profile, body, completion: $0) }
+    }
+
     /// A write that may touch any profile, in a transaction of its own.
     func write<Value: Sendable>(_ body: @escaping @Sendable (any StoreTransaction) throws -> WriteOutcome<Value>)
         async throws(StoreError) -> Value {
@@ -72,6 +86,18 @@ public struct StoreLimits: Sendable, Equatable {
     public var keptTombstones: Int
     /// How long an `Idempotency-Key` is remembered: a retry within it gets the first answer.
     public var idempotencyWindow: Duration
+    /// Keys remembered per profile at most; beyond it the oldest is forgotten first (a retry
+    /// with it then runs as a new request). With ``maxRecordedAnswerBytes`` this bounds what
+    /// keyed writes can add to a profile's storage, whatever the client sends.
+    public var maxIdempotencyKeysPerProfile = 256
+    /// The largest answer body recorded whole under a key; a larger one (a `PATCH` answer holds
+    /// every value of the profile) is recorded as its summary (``RecordedAnswer/bounded(maxBodyBytes:)``).
+    public var maxRecordedAnswerBytes = 2_048
+    /// Bytes one profile may hold (``QuotaSteps/usage(of:in:)``: its values, registered defaults,
+    /// sessions and idempotency records; not its event log, which retention bounds); a write
+    /// that would exceed it is refused (``StoreError/quotaExceeded(quota:usage:)``) and changes
+    /// nothing. 0: no quota.
+    public var profileQuotaBytes = 32 << 20
     /// How long a navigation session may go unchanged before the store's pruning deletes it
     /// (logging a `navigation` event, `expire`).
     public var sessionIdleExpiry: Duration

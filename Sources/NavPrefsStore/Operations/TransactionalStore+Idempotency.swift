@@ -12,18 +12,30 @@ import NavPrefsCore
 /// A key older than ``StoreLimits/idempotencyWindow`` counts as unused and is pruned.
 extension TransactionalStore {
     public func perform<Value: Sendable>(_ write: StoreWrite<Value>, remembering request: IdempotentRequest,
-                                         answer: @escaping @Sendable (Value) -> RecordedAnswer)
-        async throws(StoreError) -> IdempotentOutcome {
+                                         answer: @escaping @Sendable (Value) -> RecordedAnswer,
+                                         completion: @escaping StoreCompletion<IdempotentOutcome>) {
         let limits = self.limits
-        return try await self.write(changing: write.profile) { transaction in
+        self.write(changing: write.profile, { transaction in
             if let earlier = try IdempotencySteps.claim(request, window: limits.idempotencyWindow, in: transaction) {
                 return WriteOutcome(earlier)
             }
             let outcome = try write.steps(transaction, limits)
             let recorded = answer(outcome.value)
-            try IdempotencySteps.record(recorded, for: request, in: transaction)
+            try IdempotencySteps.record(recorded.bounded(maxBodyBytes: limits.maxRecordedAnswerBytes), for: request, in: transaction)
+            try transaction.run(.trimIdempotencyKeys, .text(request.profile.rawValue), .integer(Int64(limits.maxIdempotencyKeysPerProfile)))
+            // Records count in the profile's storage. A write of fixed size (a keyed increment)
+            // skips the check: its record is bounded (maxRecordedAnswerBytes, and the oldest of
+            // maxIdempotencyKeysPerProfile goes), and the next growing write counts it.
+            if write.growsStorage { try QuotaSteps.check(request.profile, limits: limits, in: transaction) }
+            // The client that sent the write gets the whole answer; only a replay gets the summary.
             return WriteOutcome(.performed(recorded), events: outcome.events, counterView: outcome.counterView)
-        }
+        }, completion: completion)
+    }
+
+    public func perform<Value: Sendable>(_ write: StoreWrite<Value>, remembering request: IdempotentRequest,
+                                         answer: @escaping @Sendable (Value) -> RecordedAnswer)
+        async throws(StoreError) -> IdempotentOutcome {
+        try await awaitCompletion { perform(write, remembering: request, answer: answer, completion: $0) }
     }
 }
 

@@ -59,7 +59,7 @@ extension StoreWrite where Value == PreferenceChange {
     /// ``Store/removePreference(_:of:if:)`` as a value.
     public static func removePreference(_ key: PreferenceKey, of profile: ProfileName, if precondition: WritePrecondition?)
         -> StoreWrite {
-        StoreWrite(of: profile) { transaction, limits in
+        StoreWrite(of: profile, growsStorage: false) { transaction, limits in
             let kept = limits.keptTombstones
             // Removing what is not stored changes nothing and takes no event id (removeObject(forKey:)).
             let seen = try Steps.readSlot(key, of: profile, in: transaction) ?? Steps.emptySlot(key)
@@ -79,9 +79,16 @@ extension StoreWrite where Value == PreferenceChange {
 }
 
 extension StoreWrite where Value == PreferencesChange {
-    /// ``Store/updatePreferences(_:of:if:)`` as a value.
-    /// - Throws: ``StoreError/invalidValue(_:)`` at once, for a value a well-known key's view cannot take.
-    public static func updatePreferences(_ changes: [PreferenceUpdate], of profile: ProfileName, if precondition: WritePrecondition?)
+    /// ``Store/updatePreferences(_:of:if:)`` as a value. Each update is a merge patch of its key's
+    /// value (RFC 7396), merged in the transaction into the value readers see (stored, else
+    /// registered), so that no other write comes between the value read and the merge.
+    /// - Parameter maxValueBytes: the largest merged value, as compact JSON: merging can grow a
+    ///   value past what one patch may carry, so the result is checked too.
+    /// - Throws: ``StoreError/invalidValue(_:)`` at once, for a value a well-known key's view
+    ///   cannot take (a merge leaves such a value as it is: an object patch makes an object, which
+    ///   no well-known key takes, and any other patch is the value itself).
+    public static func updatePreferences(_ changes: [PreferenceUpdate], of profile: ProfileName, if precondition: WritePrecondition?,
+                                         maxValueBytes: Int = PreferenceUpdate.defaultMaxValueBytes)
         throws(StoreError) -> StoreWrite {
         var updates: [(key: PreferenceKey, stored: JSONValue?)] = []
         for change in changes {
@@ -101,11 +108,14 @@ extension StoreWrite where Value == PreferencesChange {
             var events: [LoggedEvent] = [], changed: [PreferenceSlot] = []
             for update in updates {
                 let slot = before[update.key] ?? Steps.emptySlot(update.key)
-                guard update.stored != nil || slot.stored != nil else { continue }  // removing nothing
+                let merged = try update.stored.map { patch throws(StoreError) in
+                    try PreferenceSteps.merge(patch, into: slot.value, of: update.key, maxValueBytes: maxValueBytes)
+                }
+                guard merged != nil || slot.stored != nil else { continue }  // removing nothing
                 guard let claim = try transaction.claimEventID(of: profile, creating: creating, touchingPreferences: true) else {
                     throw StoreError.preconditionFailed(current: nil)
                 }
-                let after = if let value = update.stored {
+                let after = if let value = merged {
                     try PreferenceSteps.store(value, under: update.key, before: slot, id: claim.eventID, of: profile, in: transaction)
                 } else {
                     try PreferenceSteps.remove(update.key, before: slot, id: claim.eventID, kept: kept, of: profile, in: transaction)
@@ -123,6 +133,17 @@ extension StoreWrite where Value == PreferencesChange {
 
 /// The steps the preference writes and reads share.
 enum PreferenceSteps {
+    /// `patch` merged into `current` (RFC 7396), refused when the result outgrows `maxValueBytes`.
+    /// Never `nil`: a null patch is a removal and never gets here, and a patch that is no object
+    /// is the new value itself.
+    static func merge(_ patch: JSONValue, into current: JSONValue?, of key: PreferenceKey, maxValueBytes: Int)
+        throws(StoreError) -> JSONValue {
+        guard case .object = patch else { return patch }
+        let merged = MergePatch.apply(patch, to: current) ?? .object(JSONObject())
+        let size = merged.jsonText.utf8.count
+        guard size <= maxValueBytes else { throw .valueTooLarge(key: key, bytes: size, limit: maxValueBytes) }
+        return merged
+    }
 
     /// Stores `value` under `key` with version `id` and logs the event of the key's view.
     static func store(_ value: JSONValue, under key: PreferenceKey, before: PreferenceSlot, id: Int64, of profile: ProfileName,
@@ -197,19 +218,19 @@ extension TransactionalStore {
 }
 
 extension StoreWrite where Value == DefaultsChange {
-    /// ``Store/setDefaults(_:merging:of:if:)`` as a value.
+    /// ``Store/setDefaults(_:merging:of:if:)`` as a value. Merging, each member is a merge patch
+    /// (RFC 7396) of that key's registered default, merged in the transaction.
+    /// - Parameter maxValueBytes: the largest merged default, as compact JSON (merging can grow
+    ///   a default past what one patch may carry).
     /// - Throws: ``StoreError/invalidValue(_:)`` at once, for a default a well-known key's view cannot take.
-    public static func setDefaults(_ defaults: JSONObject, merging: Bool, of profile: ProfileName, if precondition: WritePrecondition?)
+    public static func setDefaults(_ defaults: JSONObject, merging: Bool, of profile: ProfileName, if precondition: WritePrecondition?,
+                                   maxValueBytes: Int = PreferenceUpdate.defaultMaxValueBytes)
         throws(StoreError) -> StoreWrite {
-        var values = JSONObject()
+        var values: [(key: PreferenceKey, value: JSONValue)] = []
         for member in defaults {
             guard let key = try? PreferenceKey(member.key) else { throw .internal(reason: "an invalid key reached the store") }
             // Defaults of well-known keys must keep their views working too; null (merging) removes.
-            if member.value == .null {
-                values[member.key] = .null
-            } else {
-                values[member.key] = try Steps.storedValue(member.value, for: key)
-            }
+            values.append((key, member.value == .null ? .null : try Steps.storedValue(member.value, for: key)))
         }
         return StoreWrite(of: profile) { [values] transaction, _ in
             guard let claim = try transaction.claimEventID(of: profile, creating: true, touchingPreferences: true) else {
@@ -217,7 +238,11 @@ extension StoreWrite where Value == DefaultsChange {
             }
             try Steps.checkView(precondition, against: claim.defaultsVersion)
             var registered = merging ? try PreferenceSteps.registeredDefaults(of: profile, in: transaction) : JSONObject()
-            for member in values { registered[member.key] = member.value == .null ? nil : member.value }
+            for member in values {
+                let current = merging ? registered[member.key.rawValue] : nil
+                registered[member.key.rawValue] = member.value == .null
+                    ? nil : try PreferenceSteps.merge(member.value, into: current, of: member.key, maxValueBytes: maxValueBytes)
+            }
             try transaction.run(.deleteDefaults, .text(profile.rawValue))
             if !registered.isEmpty {
                 try transaction.run(.insertDefaults, .text(profile.rawValue), .texts(registered.keys),

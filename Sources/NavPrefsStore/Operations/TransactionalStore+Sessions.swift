@@ -107,7 +107,7 @@ extension StoreWrite {
 extension StoreWrite where Value == Int64 {
     /// ``Store/deleteSession(_:of:if:)`` as a value.
     public static func deleteSession(_ id: SessionID, of profile: ProfileName, if precondition: WritePrecondition?) -> StoreWrite {
-        StoreWrite(of: profile) { transaction, _ in
+        StoreWrite(of: profile, growsStorage: false) { transaction, _ in
             guard let row = try transaction.firstRow(.sessionVersionForUpdate, .text(profile.rawValue), .text(id.rawValue)) else {
                 throw precondition != nil ? StoreError.preconditionFailed(current: nil) : StoreError.sessionNotFound(id)
             }

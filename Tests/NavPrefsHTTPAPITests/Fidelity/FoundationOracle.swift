@@ -105,9 +105,15 @@ func processEnvironment() -> FileURLEnvironment {
     FileURLEnvironment(
         currentDirectory: FileManager.default.currentDirectoryPath,
         homeDirectory: { user in
-            let entry: UnsafeMutablePointer<passwd>? =
-                if let user { user.withCString { getpwnam($0) } } else { getpwuid(getuid()) }
-            guard let directory = entry?.pointee.pw_dir else { return nil }
+            // The reentrant forms: getpwnam/getpwuid share one static buffer, which Foundation
+            // (and tests running beside this one) overwrite meanwhile ("/root:/bin/bash" seen).
+            var entry = passwd()
+            var found: UnsafeMutablePointer<passwd>?
+            var buffer = [CChar](repeating: 0, count: 4096)
+            let status: Int32 =
+                if let user { user.withCString { getpwnam_r($0, &entry, &buffer, buffer.count, &found) } }
+                else { getpwuid_r(getuid(), &entry, &buffer, buffer.count, &found) }
+            guard status == 0, found != nil, let directory = entry.pw_dir else { return nil }
             return String(cString: directory)
         },
         isDirectory: { path in

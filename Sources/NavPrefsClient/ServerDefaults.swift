@@ -1,8 +1,15 @@
 import Foundation
 
-/// Writes of ``RemoteDefaults``: each sent with the version it was based on, and with an
-/// idempotency key, so that the library can send it again when the answer is lost.
-extension RemoteDefaults {
+/// The writes of ``RemoteDefaults`` that wait for the server's answer (`profile.preferences.onServer`):
+/// each sent at once with the version it was based on, and with an idempotency key, so that the
+/// library can send it again when the answer is lost. They throw when the server cannot be
+/// reached; the synchronous writes of ``RemoteDefaults`` queue instead.
+public struct ServerDefaults: Sendable {
+    let core: ProfileCore
+
+    /// The version a write of `key` is based on (`nil`: the key has no value).
+    private func version(forKey key: String) -> Int64? { core.mirror.read { state, _ in state.version(ofKey: key) } }
+
     /// `set(_:forKey:)`: stores `value` under `key`, if the key is still at the version the
     /// mirror knows (or still has no value). Answers the key's new version.
     /// - Parameter idempotencyKey: a key of the caller's (to retry across app launches, say);

@@ -1,0 +1,96 @@
+"""What a client sends must not be multiplied in storage, nor reach an operator's terminal raw
+(issue 21). Each check prints the request and the answer, and the database's growth.
+
+- Idempotency-Key amplification: a profile holding 15 values of 60 KB, then 40 keyed `PATCH`es
+  of about ten bytes each. Before the fix the database grew by 37.8 MB (every answer, which holds
+  every value, recorded whole); now the records are bounded (a summary beyond 2 KiB).
+- The quota: a server started with --profile-quota-bytes 150000 refuses the write that would
+  cross it with 409 quota-exceeded, and the profile still reads what it held.
+- `navprefs import` of a file naming a profile `ESC ] 0 ; ... BEL ESC [ 31 m`: its error
+  message escapes the control characters.
+"""
+import json
+import os
+import subprocess
+
+import rawhttp
+
+
+def database_bytes(service):
+    path = service.database.removeprefix("sqlite:")
+    return sum(os.path.getsize(path + suffix) for suffix in ("", "-wal") if os.path.exists(path + suffix))
+
+
+def storage_bytes(port, profile):
+    page = json.loads(rawhttp.request(port, "GET", "/v1/profiles?limit=1000").body)
+    return next((p["storageBytes"] for p in page["profiles"] if p["name"] == profile), -1)
+
+
+def amplification(service):
+    port, checks = service.port, {}
+    big = json.dumps({"value": "v" * 60_000}).encode()
+    for index in range(15):
+        rawhttp.request(port, "PUT", f"/v1/profiles/amp/preferences/k{index}", [("Content-Type", "application/json")], big)
+    rawhttp.request(port, "POST", "/v1/profiles/amp/counter/increment")
+    before, logical_before = database_bytes(service), storage_bytes(port, "amp")
+    statuses = []
+    for index in range(40):
+        answer = rawhttp.request(port, "PATCH", "/v1/profiles/amp/preferences",
+                                 [("Content-Type", "application/merge-patch+json"), ("Idempotency-Key", f"amp-{index}")],
+                                 b'{"n":%d}' % index)
+        statuses.append(answer.status)
+    grown, logical = database_bytes(service) - before, storage_bytes(port, "amp") - logical_before
+    # The same 40 without keys, for the file's own growth (the WAL's page images of 40 commits).
+    control_before = database_bytes(service)
+    for index in range(40):
+        rawhttp.request(port, "PATCH", "/v1/profiles/amp/preferences", [("Content-Type", "application/merge-patch+json")],
+                        b'{"m":%d}' % index)
+    control = database_bytes(service) - control_before
+    print(f"abuse: 40 keyed PATCHes of ~10 bytes over 15 values of 60 KB: statuses {sorted(set(statuses))}; the profile's "
+          f"storage grew by {logical} bytes, the database files by {grown / 1e6:.2f} MB (the same 40 without keys: "
+          f"{control / 1e6:.2f} MB; before the fix, with keys: 37.8 MB)")
+    checks["40 keyed PATCHes are answered 200"] = set(statuses) == {200}
+    # 40 summaries of a short object each: not one copy of the profile (0.9 MB), let alone forty.
+    checks["40 keyed PATCHes add at most 40 x 2 KiB to the profile's storage (was 37.8 MB)"] = 0 < logical <= 40 * 2_048
+    # The files also hold the WAL's page images of each commit (checkpointed later): the keyed
+    # run touches the records' pages too, about 8 KiB a commit more than the unkeyed one.
+    checks["their files grow by less than 2 MB (was 37.8 MB)"] = grown < 2_000_000
+    replay = rawhttp.request(port, "PATCH", "/v1/profiles/amp/preferences",
+                             [("Content-Type", "application/merge-patch+json"), ("Idempotency-Key", "amp-39")], b'{"n":39}')
+    print(f"abuse: replay of amp-39: {replay.status} {replay.header('Idempotent-Replayed')} {replay.body[:120]!r}")
+    checks["a replay gets the recorded summary"] = (replay.status == 200 and replay.header("Idempotent-Replayed") == "true"
+                                                     and b'"summarized":true' in replay.body)
+    return checks
+
+
+def quota(service):
+    port, checks = service.port, {}
+    value = json.dumps({"value": "q" * 60_000}).encode()
+    first = rawhttp.request(port, "PUT", "/v1/profiles/quota/preferences/a", [("Content-Type", "application/json")], value)
+    second = rawhttp.request(port, "PUT", "/v1/profiles/quota/preferences/b", [("Content-Type", "application/json")], value)
+    third = rawhttp.request(port, "PUT", "/v1/profiles/quota/preferences/c", [("Content-Type", "application/json")], value)
+    body = json.loads(third.body or b"{}")
+    print(f"abuse: quota 150000 bytes: three values of 60 KB answered {first.status}, {second.status}, {third.status} "
+          f"{body.get('type')} quota={body.get('quota')} usage={body.get('usage')}")
+    checks["the write crossing --profile-quota-bytes is 409 quota-exceeded with quota and usage"] = (
+        (first.status, second.status, third.status) == (201, 201, 409)
+        and body.get("type") == "urn:navprefs:problem:quota-exceeded" and body.get("quota") == 150_000
+        and body.get("usage", 0) > 150_000)
+    checks["the refused value was not stored"] = rawhttp.request(port, "GET", "/v1/profiles/quota/preferences/c").status == 404
+    return checks
+
+
+def terminal(binary, directory):
+    hostile = "x\x1b]0;owned\x07\x1b[31mred"
+    path = os.path.join(directory, "hostile-import.ndjson")
+    with open(path, "w") as file:
+        file.write(json.dumps({"record": "header", "format": "navprefs-export", "version": 1,
+                               "source": {"navprefs": "0.5.0", "store": "sqlite"}, "secrets": False}) + "\n")
+        file.write(json.dumps({"record": "profile", "name": hostile, "createdAt": 1, "lastEventId": 0,
+                               "preferencesVersion": 0}) + "\n")
+    result = subprocess.run([binary, "import", path, "--database", f"sqlite:{directory}/import-target.sqlite"],
+                            capture_output=True, timeout=30)
+    print(f"abuse: navprefs import of a profile named {hostile!r}: exit {result.returncode}, stderr {result.stderr[:200]!r}")
+    return {"import's error escapes control characters (no ESC or BEL reaches the terminal)":
+            result.returncode != 0 and b"\x1b" not in result.stderr and b"\x07" not in result.stderr
+            and b"\\u{1B}" in result.stderr}
