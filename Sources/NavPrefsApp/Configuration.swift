@@ -139,8 +139,10 @@ public struct Configuration: Sendable, Equatable {
 public enum DatabaseLocation: Sendable, Equatable, CustomStringConvertible {
     /// `sqlite:PATH` (or `sqlite:///absolute/path`): the embedded store.
     case sqlite(path: String)
-    /// `postgres://` or `postgresql://` URL, handed to libpq as is: the shared store that several
-    /// instances use at once.
+    /// `postgres://` or `postgresql://` URL, or libpq's keyword form (`host=a,b dbname=navprefs
+    /// target_session_attrs=read-write`), handed to libpq as is: the shared store that several
+    /// instances use at once. Both forms may list several hosts, which is how an instance finds
+    /// the new primary after a failover (libpq's own; no proxy needed).
     case postgres(url: String)
 
     init(parsing text: String) throws(ConfigurationError) {
@@ -149,11 +151,19 @@ public enum DatabaseLocation: Sendable, Equatable, CustomStringConvertible {
             if path.hasPrefix("//") { path.removeFirst(2) }  // sqlite:///abs/path
             guard !path.isEmpty else { throw ConfigurationError("the database URL 'sqlite:' needs a file path, e.g. sqlite:navprefs.sqlite") }
             self = .sqlite(path: path)
-        } else if text.hasPrefix("postgres://") || text.hasPrefix("postgresql://") {
+        } else if text.hasPrefix("postgres://") || text.hasPrefix("postgresql://") || Self.isKeywordForm(text) {
             self = .postgres(url: text)
         } else {
-            throw ConfigurationError("unsupported database URL '\(Self.redacted(String(text.prefix(40))))'; use sqlite:PATH or postgres://...")
+            throw ConfigurationError("unsupported database URL '\(Self.redacted(String(text.prefix(40))))'; use sqlite:PATH, postgres://... or host=... dbname=...")
         }
+    }
+
+    /// Whether `text` is libpq's `keyword=value ...` form: it starts with a keyword and `=`.
+    static func isKeywordForm(_ text: String) -> Bool {
+        let trimmed = text.drop { $0 == " " }
+        guard let equals = trimmed.firstIndex(of: "=") else { return false }
+        let keyword = trimmed[..<equals].trimmingSpaces
+        return !keyword.isEmpty && keyword.allSatisfy { ($0.isASCII && $0.isLetter) || $0 == "_" }
     }
 
     /// The location as logged and shown: a PostgreSQL password is replaced by `***`, in the
@@ -165,9 +175,10 @@ public enum DatabaseLocation: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    /// `text` with the password of a `scheme://user:password@host/...?password=...` URL hidden.
+    /// `text` with the password of a `scheme://user:password@host/...?password=...` URL, or the
+    /// `password=` value of a keyword connection string, hidden.
     static func redacted(_ text: String) -> String {
-        guard let schemeEnd = text.range(of: "://") else { return text }
+        guard let schemeEnd = text.range(of: "://") else { return ConnectionKeywords.redacted(text) }
         var result = String(text[..<schemeEnd.upperBound])
         let rest = text[schemeEnd.upperBound...]
         // The authority ends at the first '/', '?' or '#'; its user part at its last '@'.
@@ -222,7 +233,7 @@ struct Setting: Sendable {
                 }, current: { $0.host }),
         integer("port", "PORT", "port to listen on (0 picks a free one)", 0...65_535, { $0.port }, { $0.port = $1 }),
         Setting(flag: "database", environment: "DATABASE_URL", placeholder: "URL",
-                help: "where data lives: sqlite:PATH (one instance, embedded) or postgres://USER:PASSWORD@HOST:PORT/DATABASE (several instances)",
+                help: "where data lives: sqlite:PATH (one instance, embedded), or postgres://USER:PASSWORD@HOST:PORT/DATABASE or libpq's host=... dbname=... (several instances; list every PostgreSQL node, host=a,b with target_session_attrs=read-write, to follow a failover)",
                 apply: { value, configuration, _ throws(ConfigurationError) in
                     configuration.database = try DatabaseLocation(parsing: value)
                 }, current: { $0.database.description }),

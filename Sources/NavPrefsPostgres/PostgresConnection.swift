@@ -25,23 +25,37 @@ final class PostgresConnection {
     ///
     /// The defaults below come before the URL, so a parameter the URL sets wins (libpq uses the
     /// last value of a repeated keyword). They bound how long a call can hang on a server that
-    /// vanished without closing the socket: 5 s to connect, and TCP keepalives that give up on a
-    /// silent peer after about 25 s.
+    /// vanished without closing the socket (a machine that died, a network partition): 5 s to
+    /// connect; data sent and not acknowledged for 3 s (`tcp_user_timeout`) ends the connection;
+    /// and an answer awaited on a silent socket ends it after about 3 s too, since keepalive
+    /// probes start after 2 s of silence and the user timeout then cuts them short. Why so short:
+    /// a failover manager promotes the standby within seconds, and a call stuck on the old primary
+    /// holds a pool thread (and its caller) until the socket gives up; no store call is silent
+    /// that long while the server lives (the probes are answered by the peer's kernel).
+    ///
+    /// `url` may name several hosts (`host=a,b` or `postgresql://a:5432,b:5432/db`) with
+    /// `target_session_attrs=read-write`: libpq then tries them in turn and keeps the one that
+    /// takes writes, so after a failover each new connection finds the new primary by itself.
     /// Related libpq documentation: <https://www.postgresql.org/docs/current/libpq-connect.html>
     ///
     /// With `readOnly`, every transaction of the connection is read-only (the server refuses
-    /// writes), for commands that must not change the database.
-    init(url: String, applicationName: String = "navprefs", connectTimeoutSeconds: Int = 5, readOnly: Bool = false) throws(PostgresError) {
+    /// writes), for commands that must not change the database. `sessionAttributes` replaces
+    /// the URL's `target_session_attrs` (`prefer-standby` for reads while the primary is away).
+    init(url: String, applicationName: String = "navprefs", connectTimeoutSeconds: Int = 5, readOnly: Bool = false,
+         sessionAttributes: String? = nil) throws(PostgresError) {
         var parameters: [(String, String)] = [
             ("connect_timeout", String(connectTimeoutSeconds)),
             ("application_name", applicationName),
             ("keepalives", "1"),
-            ("keepalives_idle", "10"),
-            ("keepalives_interval", "5"),
+            ("keepalives_idle", "2"),
+            ("keepalives_interval", "1"),
             ("keepalives_count", "3"),
+            ("tcp_user_timeout", "3000"),
         ]
         if readOnly { parameters.append(("options", "-c default_transaction_read_only=on")) }
         parameters.append(("dbname", url))  // expanded (expand_dbname = 1): the URL's own parameters come last and win
+        // After the URL, so it wins over the URL's own.
+        if let sessionAttributes { parameters.append(("target_session_attrs", sessionAttributes)) }
         let connection: OpaquePointer? = Self.withCStrings(parameters.map(\.0)) { keywords in
             Self.withCStrings(parameters.map(\.1)) { values in PQconnectdbParams(keywords, values, 1) }
         }

@@ -127,6 +127,12 @@ final class PostgresListener: Sendable {
 
     /// Publishes the logged events behind `notifications` (payload `profile:id`), per profile in
     /// id order, starting where the feed is (see ``EventSequencer/notified(_:first:last:)``).
+    ///
+    /// One query reads the events of every profile of the batch (in chunks of 500 profiles), not
+    /// one per profile: with writes spread over many profiles and several instances, each
+    /// instance's listener would otherwise run as many queries as the others commit profiles,
+    /// load on the shared PostgreSQL that grows with every instance added. A profile whose
+    /// events do not cover the feed's position yet is read again (at most 4 times, as before).
     private static func process(
         _ notifications: [(channel: String, payload: String)], on connection: PostgresConnection, _ sequencer: EventSequencer
     ) throws {
@@ -145,13 +151,27 @@ final class PostgresListener: Sendable {
                 order.append(profile)
             }
         }
-        for profile in order {
-            guard let range = ranges[profile] else { continue }
-            for _ in 0..<4 {
-                guard let after = sequencer.notified(profile, first: range.first, last: range.last) else { break }
-                let events = try connection.events(of: profile, after: after, upTo: range.last)
-                if sequencer.deliver(events, of: profile, coveringAfter: after) { break }
+        var pending = order
+        for _ in 0..<4 where !pending.isEmpty {
+            var positions: [ProfileName: Int64] = [:]
+            for profile in pending {
+                guard let range = ranges[profile], let after = sequencer.notified(profile, first: range.first, last: range.last)
+                else { continue }
+                positions[profile] = after
             }
+            var uncovered: [ProfileName] = []
+            for start in stride(from: 0, to: pending.count, by: 500) {
+                let chunk = pending[start..<min(start + 500, pending.count)].filter { positions[$0] != nil }
+                guard !chunk.isEmpty else { continue }
+                let found = try connection.events(after: Dictionary(uniqueKeysWithValues: chunk.compactMap { profile in
+                    positions[profile].map { (profile, $0) }
+                }))
+                for profile in chunk {
+                    guard let after = positions[profile] else { continue }
+                    if !sequencer.deliver(found[profile] ?? [], of: profile, coveringAfter: after) { uncovered.append(profile) }
+                }
+            }
+            pending = uncovered
         }
     }
 

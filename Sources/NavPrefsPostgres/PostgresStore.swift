@@ -42,6 +42,9 @@ public final class PostgresStore: TransactionalStore {
     public let feed = EventFeed()
     public var limits: StoreLimits { options.policy.limits }
     let pool = PostgresPool()
+    /// Reads while the primary cannot serve them (see ``read(snapshot:_:)``).
+    let standbyPool = PostgresPool()
+    let primaryReads = PrimaryReadWatch()
     let listener: PostgresListener
     let sequencer: EventSequencer
     /// Profiles this instance logged events for since the last pruning (their log may be too long).
@@ -80,8 +83,13 @@ public final class PostgresStore: TransactionalStore {
         } catch {
             throw Self.storeError(error)
         }
+        let connectStandby: @Sendable () throws(PostgresError) -> PostgresConnection = { () throws(PostgresError) in
+            try PostgresConnection(url: url, applicationName: "navprefs-standby-reads", connectTimeoutSeconds: timeout, readOnly: true,
+                                   sessionAttributes: "prefer-standby")
+        }
         do {
             try pool.start(size: options.poolSize, connect: connect)
+            if access.background { try standbyPool.start(size: Self.standbyPoolSize, connect: connectStandby) }
         } catch {
             listener.close()
             throw Self.storeError(error)
@@ -105,8 +113,9 @@ public final class PostgresStore: TransactionalStore {
 
     public func close() async {
         stopMaintenance.signal()
-        await waitOffThePool { [pool, listener] in
+        await waitOffThePool { [pool, standbyPool, listener] in
             pool.close()
+            standbyPool.close()
             listener.close()
         }
     }
@@ -116,7 +125,7 @@ public final class PostgresStore: TransactionalStore {
         let watch = sequencer.beginBoundsRead(of: profile)
         let bounds: EventLogBounds
         do {
-            bounds = try await read(snapshot: false) { transaction in try Self.eventLogBounds(of: profile, in: transaction) }
+            bounds = try await readOnPrimary(snapshot: false) { transaction in try Self.eventLogBounds(of: profile, in: transaction) }
         } catch {
             if let watch { _ = sequencer.endBoundsRead(of: profile, watch, latest: nil) }
             throw error
@@ -129,10 +138,19 @@ public final class PostgresStore: TransactionalStore {
 
     // MARK: Running the algorithm
 
-    /// Runs `body` on a pool connection; it may run twice if the connection is lost.
+    /// Runs `body` on a pool connection; it may run twice if the connection is lost. While the
+    /// primary cannot serve it, on a standby (see PostgresStore+Standby.swift).
     public func read<Value: Sendable>(snapshot: Bool, _ body: @escaping @Sendable (any StoreTransaction) throws -> Value,
                                       completion: @escaping StoreCompletion<Value>) {
-        pool.run(retry: .always, { connection in
+        readFallingBack(snapshot: snapshot, body, completion: completion)
+    }
+
+    /// Runs `body` on a connection of `pool` (the primary's unless told otherwise); it may run
+    /// twice if the connection is lost.
+    func readOnPrimary<Value: Sendable>(snapshot: Bool, on pool: PostgresPool? = nil,
+                                        _ body: @escaping @Sendable (any StoreTransaction) throws -> Value,
+                                        completion: @escaping StoreCompletion<Value>) {
+        (pool ?? self.pool).run(retry: .always, { connection in
             let transaction = PostgresTransaction(connection: connection)
             guard snapshot else { return try body(transaction) }
             return try connection.transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") { try body(transaction) }

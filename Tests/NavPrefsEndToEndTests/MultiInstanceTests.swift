@@ -119,7 +119,7 @@ struct MultiInstanceTests {
         #expect(await survivor.waitForExit() == 0)
     }
 
-    @Test("PostgreSQL stopped: 503 problem+json, no crash, liveness stays up; back by itself once PostgreSQL is, streams included")
+    @Test("PostgreSQL stopped: 503 problem+json, no crash, liveness up, readiness degraded; back by itself once PostgreSQL is, streams included")
     func postgresOutage() async throws {
         // A cluster of its own: stopping the shared one would fail other tests.
         let cluster = try await PostgresServer.startCluster()
@@ -140,7 +140,7 @@ struct MultiInstanceTests {
         _ = try await stream.next()
 
         try await PostgresServer.stopCluster(cluster)
-        for (method, path) in [("GET", "/v1/profiles/o/counter"), ("POST", "/v1/profiles/o/counter/increment"), ("GET", "/readyz")] {
+        for (method, path) in [("GET", "/v1/profiles/o/counter"), ("POST", "/v1/profiles/o/counter/increment")] {
             let response = try await TestHTTP.request(port: port, method, path)
             #expect(response.status == 503, "\(method) \(path): \(response.text)")
             #expect(response.header("Content-Type") == "application/problem+json")
@@ -148,6 +148,9 @@ struct MultiInstanceTests {
             #expect(response.header("Retry-After") != nil)
         }
         #expect(try await TestHTTP.request(port: port, "GET", "/healthz").status == 200, "the process is alive: no restart needed")
+        // Readiness stays 200 (every instance shares the store: leaving the balancer helps nobody) and says why.
+        let readiness = try await TestHTTP.request(port: port, "GET", "/readyz")
+        #expect(readiness.status == 200 && readiness.text == #"{"status":"degraded"}"# + "\n", "\(readiness.status) \(readiness.text)")
 
         try await PostgresServer.restartCluster(cluster)
         let back = ContinuousClock.now
@@ -157,6 +160,7 @@ struct MultiInstanceTests {
             if status != 200 { try await Task.sleep(for: .milliseconds(100)) }
         }
         #expect(status == 200, "service did not resume within 15 s")
+        #expect(try await TestHTTP.request(port: port, "GET", "/readyz").text == #"{"status":"ready"}"# + "\n")
         let increment = try await TestHTTP.request(port: port, "POST", "/v1/profiles/o/counter/increment")
         #expect(try increment.int("value") == 2, "the write before the outage is kept, the failed one did nothing")
         let next = try await stream.messages { $0.id != nil }

@@ -96,6 +96,17 @@ struct ProcessLifecycleTests {
         #expect(!service.standardOutput.contains("pw4242xyz") && !service.standardError.contains("pw4242xyz"))
     }
 
+    @Test("libpq's keyword form with several hosts is accepted: unreachable, it stops the start with exit 1 and hides the quoted password")
+    func unreachablePostgresKeywords() async throws {
+        // Both hosts refuse at once (ports 1 and 2 on loopback): libpq tries each in turn.
+        let conninfo = "host=127.0.0.1,127.0.0.1 port=1,2 user=u password='pw 4242\\'xyz' dbname=x connect_timeout=2 target_session_attrs=read-write"
+        let service = try ServiceProcess(["--port", "0", "--database", conninfo])
+        #expect(await service.waitForExit() == 1)
+        #expect(service.standardOutput.contains("PostgreSQL is unreachable"), "stdout: \(service.standardOutput)")
+        #expect(service.standardOutput.contains("user=u password=*** dbname=x"), "stdout: \(service.standardOutput)")
+        #expect(!service.standardOutput.contains("4242") && !service.standardError.contains("4242"))
+    }
+
     @Test("flags win over the environment")
     func flagsWin() async throws {
         let scratch = try Scratch()

@@ -12,7 +12,12 @@ final class Readiness: Sendable {
 }
 
 /// Liveness (`/healthz`: the event loop answers, touches no storage) and readiness (`/readyz`:
-/// the store answers, and no shutdown has begun).
+/// no shutdown has begun; `ready` while the store answers, `degraded` while it does not).
+///
+/// Why a store that does not answer is not a 503: every instance shares it, so taking this one
+/// out of the load balancer helps nobody, and while PostgreSQL fails over an instance still
+/// answers what it can (liveness, cached reads) and each failed call says 503 itself. A probe
+/// that flapped with the database would have orchestrators restart healthy processes.
 struct HealthRoutes {
     let store: any Store
     let readiness: Readiness
@@ -31,11 +36,14 @@ struct HealthRoutes {
         guard !readiness.isShuttingDown else { throw Self.shuttingDown }
         let store = self.store, readiness = self.readiness
         return .deferred { () async throws(StoreError) -> HTTPResponse in
-            try await store.ping()
+            let outcome = await StoreProbe.ping(store, within: Self.pingDeadline)
             guard !readiness.isShuttingDown else { return Self.shuttingDown.response(instance: "/readyz") }
-            return Self.status("ready")
+            return Self.status(outcome == .answered ? "ready" : "degraded")
         }
     }
+
+    /// Below the 1 s timeout that probes commonly use.
+    static let pingDeadline: Duration = .milliseconds(800)
 
     private static func status(_ text: String) -> HTTPResponse {
         var headers = HTTPHeaders()

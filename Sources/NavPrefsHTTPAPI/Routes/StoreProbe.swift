@@ -1,0 +1,51 @@
+import NavPrefsStore
+import Synchronization
+
+/// Whether the store answers within a deadline, for `/readyz`.
+///
+/// Why a deadline of its own: while PostgreSQL fails over, a ping can wait behind calls that
+/// hang on a vanished server until TCP gives up (seconds); a readiness probe must answer within
+/// the orchestrator's timeout, so it reports what it knows by then. The ping is not cancelled
+/// (the store's calls cannot be); it finishes in the background and its answer is dropped.
+enum StoreProbe {
+    enum Outcome: Equatable, Sendable {
+        case answered
+        case failed
+        case timedOut
+    }
+
+    static func ping(_ store: any Store, within deadline: Duration) async -> Outcome {
+        let first = FirstAnswer()
+        return await withCheckedContinuation { (continuation: CheckedContinuation<Outcome, Never>) in
+            first.set(continuation)
+            Task {
+                do {
+                    try await store.ping()
+                    first.answer(.answered)
+                } catch {
+                    first.answer(.failed)
+                }
+            }
+            Task {
+                try? await Task.sleep(for: deadline)
+                first.answer(.timedOut)
+            }
+        }
+    }
+}
+
+/// Resumes a continuation with whichever answer comes first; later ones are dropped.
+private final class FirstAnswer: Sendable {
+    private let continuation = Mutex<CheckedContinuation<StoreProbe.Outcome, Never>?>(nil)
+
+    func set(_ waiting: CheckedContinuation<StoreProbe.Outcome, Never>) {
+        continuation.withLock { $0 = waiting }
+    }
+
+    func answer(_ outcome: StoreProbe.Outcome) {
+        continuation.withLock { waiting in
+            waiting?.resume(returning: outcome)
+            waiting = nil
+        }
+    }
+}
