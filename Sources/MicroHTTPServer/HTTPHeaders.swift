@@ -31,6 +31,13 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
 
     public func contains(_ name: String) -> Bool { self[name] != nil }
 
+    /// How many fields are named `name`, without collecting their values (it runs per request).
+    public func count(of name: String) -> Int {
+        var count = 0
+        for field in fields where field.name.equalsIgnoringASCIICase(name) { count += 1 }
+        return count
+    }
+
     /// The members of a list-valued field (RFC 9110 §5.6.1: `#element`): every field named
     /// `name`, split at commas, each member trimmed of spaces and tabs. Empty members are kept
     /// only with `keepingEmpty` (a `Content-Length: 5,,5` must not pass for `5`).

@@ -4,6 +4,7 @@ public enum PercentDecoding {
     /// `bytes` with their `%XX` escapes decoded, if every escape is complete, none decodes to
     /// NUL (which C code on the way would read as the end) and the result is UTF-8; else `nil`.
     /// The common case, no `%` at all, costs one validation pass and no copy of the bytes.
+    @inlinable  // specialised in each caller (the router runs it per parameter of every request)
     public static func decode(_ bytes: some Collection<UInt8>) -> String? {
         guard bytes.contains(UInt8(ascii: "%")) else { return String(validating: bytes, as: UTF8.self) }
         var decoded: [UInt8] = []
@@ -27,7 +28,8 @@ public enum PercentDecoding {
         return String(validating: decoded, as: UTF8.self)
     }
 
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
+    @usableFromInline
+    static func hexValue(_ byte: UInt8) -> UInt8? {
         switch byte {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
         case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10

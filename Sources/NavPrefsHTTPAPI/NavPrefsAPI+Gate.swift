@@ -19,7 +19,7 @@ extension NavPrefsAPI {
 
     func gate(_ head: HTTPRequestHead) -> Gate {
         // RFC 6454 §7.3: at most one Origin; with two, which one a check reads decides the answer.
-        if head.headers.values(for: "Origin").count > 1 {
+        if head.headers.count(of: "Origin") > 1 {
             let error = APIError(.invalidOrigin, "A request carries at most one Origin field (RFC 6454 §7.3).")
             return .refuse(error.response(instance: head.path), route: "-")
         }

@@ -22,8 +22,13 @@ enum PoolRoom {
 
     /// The refusal for a head that leaves too little room, or `nil`.
     static func refusal(of connection: OpaquePointer, headers: HTTPHeaders, configuration: ServerConfiguration) -> HTTPRejection? {
-        let used = estimatedUse(headSize: cmhd_request_header_size(connection),
-                                records: Int(cmhd_value_count(connection)),
+        let headSize = cmhd_request_header_size(connection), records = Int(cmhd_value_count(connection))
+        // The copy of `Cookie` is at most the head's size: with that much room to spare, no need
+        // to look for the field (the common case, a request well inside the pool).
+        if configuration.connectionMemoryBytes - estimatedUse(headSize: headSize, records: records, cookieFieldBytes: headSize) >= answerRoom {
+            return nil
+        }
+        let used = estimatedUse(headSize: headSize, records: records,
                                 cookieFieldBytes: headers.values(for: "Cookie").reduce(0) { $0 + $1.utf8.count })
         return configuration.connectionMemoryBytes - used < answerRoom
             ? .headersTooLarge(limit: configuration.maxHeaderBytes) : nil
