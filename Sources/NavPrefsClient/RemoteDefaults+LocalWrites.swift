@@ -67,10 +67,16 @@ extension RemoteDefaults {
         guard !values.contains(where: { $0.value?.containsNull == true }) else {
             return PendingWrite(refused: .invalidArgument("UserDefaults stores no null inside a value; nil removes a key"))
         }
-        let version = core.mirror.read { state, _ in state.preferencesVersion }
+        // A dictionary replaces the key's value, as in UserDefaults: the patch is computed
+        // against what the mirror holds (the server merges objects at every depth, RFC 7396).
+        let (version, body) = core.mirror.read { state, _ in
+            (state.preferencesVersion, JSON.object(values.map { pair in
+                JSON.Member(pair.key, pair.value.map { JSON.mergePatch(from: state.value(forKey: pair.key), to: $0) } ?? .null)
+            }))
+        }
         return core.enqueue(OutboxEntry(method: "PATCH", path: core.path + "/preferences", contentType: "application/merge-patch+json",
                                         conditions: policy == .basedOnWhatISaw ? [("If-Match", "\"\(version)\"")] : [],
-                                        body: .object(values.map { JSON.Member($0.key, $0.value ?? .null) }),
+                                        body: body,
                                         effect: .values(values.map { WriteEffect.Assignment(key: $0.key, value: $0.value) }), policy: policy))
     }
 
@@ -79,8 +85,12 @@ extension RemoteDefaults {
     public func register(defaults: [String: JSON]) -> PendingWrite {
         guard !defaults.values.contains(where: \.containsNull) else { return PendingWrite(refused: .invalidArgument("a default cannot be null")) }
         let sorted = defaults.sorted { $0.key < $1.key }
+        // A registered dictionary replaces the one registered before (the server would merge).
+        let body = core.mirror.read { state, _ in
+            JSON.object(sorted.map { JSON.Member($0.key, JSON.mergePatch(from: state.registeredValue(forKey: $0.key), to: $0.value)) })
+        }
         return core.enqueue(OutboxEntry(method: "PATCH", path: core.path + "/defaults", contentType: "application/merge-patch+json",
-                                        body: .object(sorted.map { JSON.Member($0.key, $0.value) }),
+                                        body: body,
                                         effect: .defaults(sorted.map { WriteEffect.Assignment(key: $0.key, value: $0.value) }),
                                         policy: .lastWriterWins))
     }

@@ -56,6 +56,25 @@ extension ClientSuites {
             }
         }
 
+        @Test("setValues and register(defaults:) replace a dictionary, as UserDefaults does (the server merges patches at every depth)")
+        func dictionariesReplace() async throws {
+            try await withRig { rig in
+                let profile = try rig.profile("dicts")
+                profile.start()
+                #expect(await eventually { profile.isConnected })
+                let first: JSON = .object([.init("a", .integer(1)), .init("b", .object([.init("c", .integer(2)), .init("d", .integer(3))]))])
+                _ = try await profile.preferences.setValues(["layout": first]).confirmed()
+                let second: JSON = .object([.init("b", .object([.init("c", .integer(5))]))])
+                _ = try await profile.preferences.setValues(["layout": second]).confirmed()
+                let stored = try JSON(parsing: try await rig.request("GET", "/v1/profiles/dicts/preferences/layout").text)["value"]
+                #expect(stored == second, "the server holds exactly the new dictionary: \(String(describing: stored))")
+                _ = try await profile.preferences.register(defaults: ["panel": first]).confirmed()
+                _ = try await profile.preferences.register(defaults: ["panel": second]).confirmed()
+                let registered = try JSON(parsing: try await rig.request("GET", "/v1/profiles/dicts/defaults").text)["values"]?["panel"]
+                #expect(registered == second, "the registered dictionary is the new one: \(String(describing: registered))")
+            }
+        }
+
         @Test("the proxy drops answers: every queued write is applied exactly once")
         func lostAnswers() async throws {
             try await withRig { rig in
