@@ -48,10 +48,8 @@ public enum HTTPAdmission: Sendable {
 }
 
 /// Every reason the server refuses a request below the application, each answered through
-/// ``HTTPHandler/response(for:head:)`` with ``status``.
-///
-/// A separate type from ``RequestRejection`` (whose cases it includes) so that adding refusals
-/// does not break applications that switch over the older enum exhaustively.
+/// ``HTTPHandler/response(for:head:)`` with ``status``: the transport's own checks and the
+/// refusals libmicrohttpd makes itself, which the server answers in its place.
 public enum HTTPRejection: Sendable, Equatable {
     /// The body (declared or received) exceeds the request's limit: the one
     /// ``HTTPAdmission/proceed(maxBodyBytes:)`` set, else ``ServerConfiguration/maxBodyBytes``.
