@@ -66,7 +66,8 @@ struct HTTPServerTests {
                 #expect(try await quick.request("GET", "/echo").status == 200)
                 slowest = max(slowest, ContinuousClock.now - started)
             }
-            #expect(slowest < .seconds(2), "a quick request waited \(slowest)")
+            // Well before the slow request's 4 s (CI saw 2.4 s once, with other suites beside it).
+            #expect(slowest < .seconds(3), "a quick request waited \(slowest)")
             #expect(try await slow[0].value.status == 200)
         }
     }

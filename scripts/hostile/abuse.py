@@ -3,7 +3,7 @@
 
 - Idempotency-Key amplification: a profile holding 15 values of 60 KB, then 40 keyed `PATCH`es
   of about ten bytes each. Before the fix the database grew by 37.8 MB (every answer, which holds
-  every value, recorded whole); now the records are bounded (a summary beyond 2 KiB).
+  every value, recorded whole); now the records are bounded (a summary beyond 64 KiB).
 - The quota: a server started with --profile-quota-bytes 150000 refuses the write that would
   cross it with 409 quota-exceeded, and the profile still reads what it held.
 - `navprefs import` of a file naming a profile `ESC ] 0 ; ... BEL ESC [ 31 m`: its error
