@@ -55,12 +55,6 @@ public final class HTTPServer: Sendable {
     /// The port the server listens on; 0 before ``start()``.
     public var port: Int { boundPort.load(ordering: .acquiring) }
 
-    /// Runs `task` on the event-loop thread, soon, from any thread: for work that touches
-    /// streams of many connections at once (delivering an event to every subscriber), so that
-    /// it is done in one wake-up of the loop instead of one per connection.
-    public func execute(_ task: @escaping @Sendable () -> Void) {
-        core.waker.execute(task)
-    }
 
     /// Stops gracefully: stops accepting connections, lets requests in flight finish, ends every
     /// stream after what it has queued, and closes the server. Requests still unanswered after

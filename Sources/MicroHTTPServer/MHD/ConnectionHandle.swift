@@ -22,8 +22,7 @@ struct ConnectionHandle: @unchecked Sendable {
     }
 }
 
-/// The eventfd the event loop waits on besides MHD's own descriptors (see `shim.h`), and the
-/// work other threads hand to the loop (``HTTPServer/execute(_:)``).
+/// The eventfd the event loop waits on besides MHD's own descriptors (see `shim.h`).
 ///
 /// Wake-ups are coalesced: between two runs of the loop only the first one writes the eventfd
 /// (a publish to ten thousand streams would otherwise make ten thousand system calls).
@@ -33,7 +32,6 @@ final class LoopWaker: Sendable {
     private let signalled = Atomic<Bool>(false)
     /// Off only in tests that show libmicrohttpd's behaviour without the workaround.
     private let enabled: Bool
-    private let tasks = Mutex<[@Sendable () -> Void]>([])
 
     init(enabled: Bool = true) {
         descriptor = cmhd_wake_fd_create()
@@ -47,27 +45,9 @@ final class LoopWaker: Sendable {
         }
     }
 
-    /// Queues `task` for the loop thread and wakes it.
-    func execute(_ task: @escaping @Sendable () -> Void) {
-        tasks.withLock { $0.append(task) }
-        if !signalled.exchange(true, ordering: .acquiringAndReleasing) {
-            cmhd_wake_fd_signal(descriptor)
-        }
-    }
-
     /// Called by the loop after it woke and before it runs MHD: any resume after this point
     /// signals again, and every resume before it is seen by the coming run.
     func rearm() { signalled.store(false, ordering: .releasing) }
-
-    /// Runs the queued tasks (loop thread only), in the order they were queued.
-    func runTasks() {
-        let queued = tasks.withLock { tasks -> [@Sendable () -> Void] in
-            guard !tasks.isEmpty else { return [] }
-            defer { tasks.removeAll(keepingCapacity: true) }
-            return tasks
-        }
-        for task in queued { task() }
-    }
 
     deinit { if descriptor >= 0 { close(descriptor) } }
 }

@@ -91,8 +91,6 @@ final class EventLoop: @unchecked Sendable {
             cmhd_loop_wait(daemon, loopDescriptor, waker.descriptor, maxWaitMilliseconds)
             // Resumes from now on must signal again; those before are handled by this run.
             waker.rearm()
-            // Work other threads handed to the loop (event deliveries), before MHD sends.
-            waker.runTasks()
             _ = MHD_run(daemon)
             // The header and body deadlines MHD does not have (it shuts sockets down; MHD closes
             // them in a coming run).
