@@ -85,6 +85,20 @@ public final class HTTPServer: Sendable {
         lifecycle.withLock { $0 = .stopped }
     }
 
+    /// Stops at once, without the grace period: what ``shutdown(gracePeriod:)`` ends with, when
+    /// a request may still have arrived after its last look. For tests of that moment.
+    func stopWithoutGrace() {
+        let loop: EventLoop? = lifecycle.withLock { lifecycle in
+            guard case .running(let loop) = lifecycle else { return nil }
+            lifecycle = .stopping
+            return loop
+        }
+        guard let loop else { return }
+        core.draining.store(true, ordering: .releasing)
+        loop.stop()
+        lifecycle.withLock { $0 = .stopped }
+    }
+
     private var isIdle: Bool {
         core.requestsInFlight.load(ordering: .acquiring) == 0 && core.openStreamCount == 0
     }

@@ -17,7 +17,6 @@ final class EventLoop: @unchecked Sendable {
     // other threads only resume connections (thread-safe in MHD) or flip the atomics below, and
     // `stop()` frees it only after the loop thread has exited.
     private let daemon: OpaquePointer
-    private let running = Atomic<Bool>(true)
     private let quiesceRequested = Atomic<Bool>(false)
     private let listenSocket = Atomic<Int32>(-1)
     private let stopped = Atomic<Bool>(false)
@@ -82,7 +81,9 @@ final class EventLoop: @unchecked Sendable {
 
     private func loop() {
         threadID.store(cmhd_current_thread_id(), ordering: .releasing)
-        while running.load(ordering: .acquiring) {
+        var closingSince: ContinuousClock.Instant?
+        var abandoned = false
+        while true {
             if quiesceRequested.exchange(false, ordering: .acquiringAndReleasing) {
                 listenSocket.store(MHD_quiesce_daemon(daemon), ordering: .releasing)
             }
@@ -96,6 +97,22 @@ final class EventLoop: @unchecked Sendable {
             // them in a coming run).
             core.enforceDeadlines()
             core.cutAbortedStreams()
+            if core.closing.load(ordering: .acquiring) {
+                // Decided here, after a run, where no other thread can suspend a connection:
+                // MHD_stop_daemon panics on a suspended one. Requests handed off before
+                // `closing` get their own answers (a write in the writer commits in
+                // milliseconds), sent before the loop ends; what still waits after a second is
+                // answered 503, and after two the loop ends with what is left unsent.
+                let now = ContinuousClock.now
+                let since = closingSince ?? now
+                closingSince = since
+                if core.nothingSuspended,
+                   core.requestsInFlight.load(ordering: .relaxed) == 0 || now - since > .seconds(2) { break }
+                if !abandoned, now - since > .seconds(1) {
+                    core.abandonOutstandingWork()
+                    abandoned = true
+                }
+            }
         }
         exited.signal()
     }
@@ -106,10 +123,11 @@ final class EventLoop: @unchecked Sendable {
         waker.wake()
     }
 
-    /// Stops the loop and the daemon, closing every connection. Call once nothing is suspended.
+    /// Stops the loop and the daemon, closing every connection. Requests that arrive from now on
+    /// are answered 503; those already handed off are answered first (see ``ServerCore/closing``).
     func stop() {
         guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        running.store(false, ordering: .releasing)
+        core.closing.store(true, ordering: .releasing)
         waker.wake()
         exited.wait()
         MHD_stop_daemon(daemon)

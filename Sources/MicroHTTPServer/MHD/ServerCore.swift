@@ -28,6 +28,11 @@ final class ServerCore: @unchecked Sendable {
     let openConnections = Atomic<Int>(0)
     /// Set once shutdown begins: answers carry `Connection: close` from then on.
     let draining = Atomic<Bool>(false)
+    /// Set when the event loop is about to stop: a request that reaches its handler or its
+    /// admission from then on is answered 503 at once, never handed off, so that nothing new is
+    /// suspended (libmicrohttpd panics when its daemon is stopped with a suspended connection)
+    /// and no write starts whose answer could not be sent.
+    let closing = Atomic<Bool>(false)
     private let nextID = Atomic<Int>(0)
     /// The header and body deadlines of open connections (event-loop thread only).
     let deadlines: ConnectionDeadlines
@@ -67,6 +72,11 @@ final class ServerCore: @unchecked Sendable {
     func makeID() -> Int { nextID.wrappingAdd(1, ordering: .relaxed).newValue }
 
     var openStreamCount: Int { registry.withLock { $0.streams.count } }
+
+    /// Whether no connection is suspended: no request waits for its answer or admission and no
+    /// stream is open (an idle stream suspends its connection). Exact on the event-loop thread,
+    /// which alone suspends connections and releases streams.
+    var nothingSuspended: Bool { registry.withLock { $0.waiting.isEmpty && $0.streams.isEmpty } }
 
     // MARK: - Request line
 
@@ -183,6 +193,14 @@ final class ServerCore: @unchecked Sendable {
 
     /// Carries out what the machine decided.
     private func carryOut(_ step: RequestPhases.Step, _ context: RequestContext) -> MHD_Result {
+        if closing.load(ordering: .acquiring) {
+            switch step {
+            case .handle, .awaitAdmission:
+                return answer(context, with: handler.response(for: .shuttingDown, head: context.headForRefusal))
+            case .proceed, .refuse, .answer, .abandon:
+                break
+            }
+        }
         switch step {
         case .proceed:
             // Into `receiving` (or on within it): a body that is to come has its deadline.
