@@ -1,3 +1,4 @@
+import Glibc
 import Synchronization
 
 /// The one-shot way a handler answers a request (``HTTPHandler/handle(_:responder:)``).
@@ -11,10 +12,28 @@ public struct HTTPResponder: Sendable {
     let shot: OneShot<HTTPResponse>
     /// When the request line arrived, for the latency an application logs.
     public let receivedAt: ContinuousClock.Instant
+    let tally: AnswerTally?
 
     /// Answers the request with `response`; `false` if it was answered already (or is gone).
     @discardableResult
-    public func respond(_ response: HTTPResponse) -> Bool { shot.fulfil(response) }
+    public func respond(_ response: HTTPResponse) -> Bool {
+        let accepted = shot.fulfil(response)
+        if accepted { tally?.answered() }
+        return accepted
+    }
+}
+
+/// Which thread made the answers: the event loop's (while the handler ran), or another. What
+/// ``HTTPServer/answersMadeOffTheLoop`` reports, so tests and operators can see which requests
+/// crossed a thread.
+final class AnswerTally: Sendable {
+    /// `pthread_self()` of the event loop, once it runs.
+    let loopThread = Atomic<UInt>(0)
+    let offLoop = Atomic<Int>(0)
+
+    func answered() {
+        if UInt(pthread_self()) != loopThread.load(ordering: .relaxed) { offLoop.add(1, ordering: .relaxed) }
+    }
 }
 
 /// The one-shot way an admission decided later (``HTTPAdmission/later(_:)``) hands its

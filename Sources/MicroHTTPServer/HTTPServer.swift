@@ -110,6 +110,9 @@ public final class HTTPServer: Sendable {
         return id == 0 ? nil : id
     }
 
+    /// Answers so far that a handler made on another thread than the event loop's (a store's
+    /// writer or reader, a task); those made on the loop while the handler ran are not counted.
+    public var answersMadeOffTheLoop: Int { core.answerTally.offLoop.load(ordering: .relaxed) }
     /// Open TCP connections right now.
     public var openConnections: Int { core.openConnections.load(ordering: .relaxed) }
     /// Requests received and not yet completed (including deferred ones).

@@ -42,6 +42,10 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// The longest the event loop sleeps without an event (a safety net: resumes, new data,
     /// timeouts, shutdown all wake it sooner).
     public var maxEventLoopWait: Duration = .milliseconds(50)
+    /// Once the event loop is told to stop (the end of ``HTTPServer/shutdown(gracePeriod:)``),
+    /// how long a request already handed to another thread may take to answer before it is
+    /// answered 503; after twice this the loop ends with whatever is left unsent.
+    public var stopPatience: Duration = .seconds(1)
 
     /// The most time a client may take to send a request line and header fields: counted from
     /// the connection's accept, or on keep-alive from the end of the previous request (so an idle

@@ -39,6 +39,15 @@ public final class SQLiteStore: TransactionalStore, CounterCacheReading {
     let readers = SQLiteReaders()
     let counters: CounterCache
     private let fileLock = Mutex<DatabaseFileLock?>(nil)
+    /// The read-only connection of ``readHere(snapshot:_:)``, for whichever thread holds the
+    /// lock (the HTTP event loop; another caller finding it busy reads on a reader instead).
+    private let hereConnection = Mutex<HereConnection?>(nil)
+
+    /// A connection that only the holder of ``hereConnection``'s lock uses.
+    private struct HereConnection: @unchecked Sendable {
+        // Safety: only touched under the mutex, by one thread at a time.
+        let connection: SQLiteConnection
+    }
 
     /// Records the options; ``start()`` opens the file.
     public init(_ options: Options) {
@@ -98,6 +107,12 @@ public final class SQLiteStore: TransactionalStore, CounterCacheReading {
             opening.claim?.release()
             throw error.storeError
         }
+        // Never waits for a lock (busy_timeout 0): a busy database sends the read to a reader,
+        // which waits. Optional: without it every read goes to the readers.
+        if let connection = try? SQLiteConnection(path: path, readOnly: true),
+           (try? connection.execute("PRAGMA busy_timeout = 0; PRAGMA query_only = 1;")) != nil {
+            hereConnection.withLock { $0 = HereConnection(connection: connection) }
+        }
         fileLock.withLock { $0 = opening.claim }
     }
 
@@ -110,6 +125,7 @@ public final class SQLiteStore: TransactionalStore, CounterCacheReading {
     /// file, which copies and moves as one.
     public func close() async {
         await waitOffThePool { [self] in
+            hereConnection.withLock { $0 = nil }
             readers.close()
             writer.close()
             fileLock.withLock { lock in
@@ -148,6 +164,25 @@ public final class SQLiteStore: TransactionalStore, CounterCacheReading {
             guard snapshot else { return try body(transaction) }
             return try connection.transaction { try body(transaction) }
         }, completion: completion)
+    }
+
+    /// Reads on the calling thread, on a connection of its own: a read of a few rows costs
+    /// microseconds from the page cache, less than handing it to a reader and back. `nil` (the
+    /// caller then reads on a reader) when another thread holds that connection, when the store
+    /// is closed, or when the database is locked for a moment (a checkpoint); never waits.
+    public func readHere<Value: Sendable>(snapshot: Bool, _ body: (any StoreTransaction) throws -> Value) -> Result<Value, StoreError>? {
+        let outcome: Result<Value, StoreError>?? = hereConnection.withLockIfAvailable { here in
+            guard let connection = here?.connection else { return nil }
+            let transaction = SQLiteTransaction(connection: connection, writer: nil)
+            do {
+                return .success(snapshot ? try connection.transaction { try body(transaction) } : try body(transaction))
+            } catch let error as SQLiteError where error.isTransientForReaders {
+                return nil
+            } catch {
+                return .failure(error.storeError)
+            }
+        }
+        return outcome ?? nil
     }
 
     /// Every write goes to the one writer thread, which groups whatever is queued into one

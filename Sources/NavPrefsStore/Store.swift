@@ -105,7 +105,13 @@ public protocol Store: TokenStore {
     /// the session's last version).
     func deleteSession(_ id: SessionID, of profile: ProfileName, if precondition: WritePrecondition?) async throws(StoreError) -> Int64
 
-    // MARK: Writes as values
+    // MARK: Reads and writes as values
+
+    /// Runs `read` and calls `completion` once with its value: on the calling thread, before
+    /// returning, when the store can read there without waiting for another thread (SQLite),
+    /// else on the thread that read (a reader, a PostgreSQL pool thread). The request path's
+    /// form: a read then crosses no thread, and never a task.
+    func perform<Value: Sendable>(_ read: StoreRead<Value>, completion: @escaping StoreCompletion<Value>)
 
     /// Runs `write` in one transaction: what each write above does, for a write built as a value
     /// (``StoreWrite``).

@@ -11,6 +11,15 @@ final class TestHandler: HTTPHandler {
     let rejections = Mutex<[HTTPRejection]>([])
     /// Paths that reached `handle`, in order.
     let handled = Mutex<[String]>([])
+    /// Responders of `/held` requests, answered when a test says (``release(with:)``).
+    let held = Mutex<[HTTPResponder]>([])
+
+    /// Answers every held request with `status`.
+    func release(with status: Int) {
+        for responder in held.withLock({ held in defer { held = [] }; return held }) {
+            responder.respond(HTTPResponse(status: status, bytes: Array("released".utf8)))
+        }
+    }
 
     /// Admission by path: `/guarded` is answered 401 at once, `/guarded-later` 403 after `ms`,
     /// `/admit-later` proceeds after `ms`, `/tiny` proceeds with a 10-byte body limit.
@@ -83,6 +92,9 @@ final class TestHandler: HTTPHandler {
                 try? await Task.sleep(for: .milliseconds(milliseconds))
                 responder.respond(HTTPResponse(status: 200, bytes: Array("slept \(milliseconds)".utf8)))
             }
+            return nil
+        case "/held":
+            held.withLock { $0.append(responder) }
             return nil
         case "/thread":
             // Answered from a thread of its own, as a store's writer answers: no task involved.

@@ -81,8 +81,10 @@ final class EventLoop: @unchecked Sendable {
 
     private func loop() {
         threadID.store(cmhd_current_thread_id(), ordering: .releasing)
+        core.answerTally.loopThread.store(UInt(pthread_self()), ordering: .releasing)
         var closingSince: ContinuousClock.Instant?
         var abandoned = false
+        let patience = core.configuration.stopPatience
         while true {
             if quiesceRequested.exchange(false, ordering: .acquiringAndReleasing) {
                 listenSocket.store(MHD_quiesce_daemon(daemon), ordering: .releasing)
@@ -101,14 +103,15 @@ final class EventLoop: @unchecked Sendable {
                 // Decided here, after a run, where no other thread can suspend a connection:
                 // MHD_stop_daemon panics on a suspended one. Requests handed off before
                 // `closing` get their own answers (a write in the writer commits in
-                // milliseconds), sent before the loop ends; what still waits after a second is
-                // answered 503, and after two the loop ends with what is left unsent.
+                // milliseconds), sent before the loop ends; what still waits after
+                // `stopPatience` is answered 503, and after twice that the loop ends with what is
+                // left unsent.
                 let now = ContinuousClock.now
                 let since = closingSince ?? now
                 closingSince = since
                 if core.nothingSuspended,
-                   core.requestsInFlight.load(ordering: .relaxed) == 0 || now - since > .seconds(2) { break }
-                if !abandoned, now - since > .seconds(1) {
+                   core.requestsInFlight.load(ordering: .relaxed) == 0 || now - since > patience * 2 { break }
+                if !abandoned, now - since > patience {
                     core.abandonOutstandingWork()
                     abandoned = true
                 }

@@ -26,6 +26,8 @@ final class ServerCore: @unchecked Sendable {
     /// Requests between their request line and MHD's completion notice.
     let requestsInFlight = Atomic<Int>(0)
     let openConnections = Atomic<Int>(0)
+    /// Counts the answers made on another thread than the event loop's.
+    let answerTally = AnswerTally()
     /// Set once shutdown begins: answers carry `Connection: close` from then on.
     let draining = Atomic<Bool>(false)
     /// Set when the event loop is about to stop: a request that reaches its handler or its
@@ -225,7 +227,7 @@ final class ServerCore: @unchecked Sendable {
         case .handle(let request):
             let shot = OneShot<HTTPResponse>()
             context.response = shot
-            handler.handle(request, responder: HTTPResponder(shot: shot, receivedAt: context.receivedAt))
+            handler.handle(request, responder: HTTPResponder(shot: shot, receivedAt: context.receivedAt, tally: answerTally))
             if let response = shot.settle(suspend: { suspend(context) }, wake: { [connection = context.connection] in connection.resume() }) {
                 context.response = nil
                 return answer(context, with: response)

@@ -27,10 +27,8 @@ struct DefaultsRoutes {
 
     private func read(_ request: APIRequest) throws(APIError) -> APIResult {
         let profile = try request.profile()
-        let store = self.store
-        return .deferred { () async throws(StoreError) -> HTTPResponse in
-            let defaults = try await store.defaults(of: profile)
-            return JSONResponse.make(Self.body(defaults), version: defaults.version, request: request.http)
+        return .reading(.defaults(of: profile), from: store) { defaults in
+            JSONResponse.make(Self.body(defaults), version: defaults.version, request: request.http)
         }
     }
 

@@ -20,10 +20,8 @@ struct FontRoutes {
 
     private func read(_ request: APIRequest) throws(APIError) -> APIResult {
         let profile = try request.profile()
-        let store = self.store
-        return .deferred { () async throws(StoreError) -> HTTPResponse in
-            let state = try await store.font(of: profile)
-            return JSONResponse.make(Self.body(state), version: state.version, request: request.http)
+        return .reading(.font(of: profile), from: store) { state in
+            JSONResponse.make(Self.body(state), version: state.version, request: request.http)
         }
     }
 

@@ -30,10 +30,8 @@ struct PreferenceRoutes {
 
     private func list(_ request: APIRequest) throws(APIError) -> APIResult {
         let profile = try request.profile()
-        let store = self.store
-        return .deferred { () async throws(StoreError) -> HTTPResponse in
-            let snapshot = try await store.preferences(of: profile)
-            return JSONResponse.make(Self.body(snapshot), version: snapshot.version, request: request.http)
+        return .reading(.preferences(of: profile), from: store) { snapshot in
+            JSONResponse.make(Self.body(snapshot), version: snapshot.version, request: request.http)
         }
     }
 
@@ -75,9 +73,7 @@ struct PreferenceRoutes {
         let profile = try request.profile()
         let key = try request.preferenceKey()
         let getter = try Self.getter(of: request.http)
-        let store = self.store
-        return .deferred { () async throws(StoreError) -> HTTPResponse in
-            let slot = try await store.preference(key, of: profile)
+        return .reading(.preference(key, of: profile), from: store) { slot in
             if let getter {
                 // A typed read always answers, like UserDefaults' getters (P-1).
                 var body = JSONObjectBuilder()

@@ -19,10 +19,8 @@ struct StateRoutes {
 
     private func read(_ request: APIRequest) throws(APIError) -> APIResult {
         let profile = try request.profile()
-        let store = self.store
-        return .deferred { () async throws(StoreError) -> HTTPResponse in
-            let state = try await store.state(of: profile)
-            return JSONResponse.make(Self.body(state), version: Version(state.lastEventID), request: request.http)
+        return .reading(.state(of: profile), from: store) { state in
+            JSONResponse.make(Self.body(state), version: Version(state.lastEventID), request: request.http)
         }
     }
 

@@ -51,3 +51,13 @@ public enum APIResult: Sendable {
     /// a task. Not the path of writes; see `pending`.
     case deferred(@Sendable () async throws(StoreError) -> HTTPResponse)
 }
+
+extension APIResult {
+    /// A read through ``Store/perform(_:completion:)``: answered on the event loop, before the
+    /// handler returns, when the store reads there (SQLite); else from the thread that read
+    /// (a PostgreSQL pool thread). No task either way.
+    static func reading<Value: Sendable>(_ read: StoreRead<Value>, from store: any Store,
+                                         _ respond: @escaping @Sendable (Value) -> HTTPResponse) -> APIResult {
+        .pending { reply in store.perform(read) { reply($0.map(respond)) } }
+    }
+}

@@ -26,9 +26,30 @@ public protocol TransactionalStore: Store {
     ///   with others (each in a savepoint of its own), run in the order of their profiles.
     func write<Value: Sendable>(changing profile: ProfileName?, _ body: @escaping @Sendable (any StoreTransaction) throws -> WriteOutcome<Value>,
                                 completion: @escaping StoreCompletion<Value>)
+
+    /// Runs `body` on the calling thread, if the store can without waiting for another thread
+    /// or a lock; `nil` when it cannot (the caller then reads with
+    /// ``read(snapshot:_:completion:)``). For the event loop: SQLite reads its own file in
+    /// microseconds; a PostgreSQL read is a network round trip, so that store answers `nil`.
+    func readHere<Value: Sendable>(snapshot: Bool, _ body: (any StoreTransaction) throws -> Value) -> Result<Value, StoreError>?
 }
 
 extension TransactionalStore {
+    /// No store reads on the caller's thread unless it says how.
+    public func readHere<Value: Sendable>(snapshot: Bool, _ body: (any StoreTransaction) throws -> Value) -> Result<Value, StoreError>? {
+        nil
+    }
+
+    public func perform<Value: Sendable>(_ read: StoreRead<Value>, completion: @escaping StoreCompletion<Value>) {
+        if let result = readHere(snapshot: read.snapshot, read.body) { return completion(result) }
+        self.read(snapshot: read.snapshot, read.body, completion: completion)
+    }
+
+    /// A read built as a value, on the store's readers.
+    public func read<Value: Sendable>(_ read: StoreRead<Value>) async throws(StoreError) -> Value {
+        try await self.read(snapshot: read.snapshot, read.body)
+    }
+
     /// ``read(snapshot:_:completion:)``, awaited.
     public func read<Value: Sendable>(snapshot: Bool, _ body: @escaping @Sendable (any StoreTransaction) throws -> Value)
         async throws(StoreError) -> Value {

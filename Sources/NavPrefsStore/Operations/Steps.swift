@@ -4,6 +4,14 @@ import NavPrefsJSON
 /// The steps operations share, over any dialect's transaction: reading slots, logging events,
 /// checking preconditions, and deciding which event a change logs.
 package enum Steps {
+    /// The bounds of a profile's event log as one statement reads them (a profile that does not
+    /// exist: earliest 1, latest 0).
+    package static func eventLogBounds(of profile: ProfileName, in transaction: any StoreTransaction) throws -> EventLogBounds {
+        let row = try transaction.firstRow(.eventLogBounds, .text(profile.rawValue))
+        let latest = try row?.optionalInt64(0) ?? 0
+        return EventLogBounds(earliest: try row?.optionalInt64(1) ?? latest + 1, latest: latest)
+    }
+
     /// `keys` of `profile` in both layers, in the order asked, read by one statement (one
     /// snapshot); `nil` when the profile does not exist.
     package static func readSlots(_ keys: [PreferenceKey], of profile: ProfileName, in transaction: any StoreTransaction) throws

@@ -8,9 +8,7 @@ extension TransactionalStore {
 
     /// The bounds as one statement reads them (a profile that does not exist: earliest 1, latest 0).
     public static func eventLogBounds(of profile: ProfileName, in transaction: any StoreTransaction) throws -> EventLogBounds {
-        let row = try transaction.firstRow(.eventLogBounds, .text(profile.rawValue))
-        let latest = try row?.optionalInt64(0) ?? 0
-        return EventLogBounds(earliest: try row?.optionalInt64(1) ?? latest + 1, latest: latest)
+        try Steps.eventLogBounds(of: profile, in: transaction)
     }
 
     public func events(of profile: ProfileName, after id: Int64, limit: Int) async throws(StoreError) -> [LoggedEvent] {

@@ -4,11 +4,7 @@ public import NavPrefsCore
 /// `fontSizekey`, both written by one transaction that logs exactly one `refresh`.
 extension TransactionalStore {
     public func font(of profile: ProfileName) async throws(StoreError) -> FontState {
-        try await read(snapshot: false) { transaction in
-            let keys = [WellKnownKey.sliderValue, WellKnownKey.fontSize]
-            let slots = try Steps.readSlots(keys, of: profile, in: transaction) ?? keys.map(Steps.emptySlot)
-            return FontState(profile: profile, slider: slots[0], fontSize: slots[1])
-        }
+        try await read(.font(of: profile))
     }
 
     public func setFont(_ settings: FontSettings, of profile: ProfileName, if precondition: WritePrecondition?)
@@ -33,6 +29,17 @@ extension StoreWrite where Value == FontChange {
             // Exactly one refresh per accepted change (F-6), whatever the values were before.
             let logged = try Steps.log(.refresh(state, changedKeys: keys), id: claim.eventID, for: profile, in: transaction)
             return WriteOutcome(FontChange(state: state, eventID: claim.eventID), events: [logged], counterView: .profileExists(profile))
+        }
+    }
+}
+
+extension StoreRead where Value == FontState {
+    /// ``Store/font(of:)`` as a value: both keys in one statement.
+    public static func font(of profile: ProfileName) -> StoreRead {
+        StoreRead(snapshot: false) { transaction in
+            let keys = [WellKnownKey.sliderValue, WellKnownKey.fontSize]
+            let slots = try Steps.readSlots(keys, of: profile, in: transaction) ?? keys.map(Steps.emptySlot)
+            return FontState(profile: profile, slider: slots[0], fontSize: slots[1])
         }
     }
 }

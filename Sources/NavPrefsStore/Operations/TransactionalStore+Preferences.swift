@@ -7,13 +7,11 @@ public import NavPrefsCore
 /// as a fresh suite: no values, no defaults, version 0.
 extension TransactionalStore {
     public func preferences(of profile: ProfileName) async throws(StoreError) -> PreferenceSnapshot {
-        try await read { transaction in try PreferenceSteps.snapshot(of: profile, in: transaction) }
+        try await read(.preferences(of: profile))
     }
 
     public func preference(_ key: PreferenceKey, of profile: ProfileName) async throws(StoreError) -> PreferenceSlot {
-        try await read(snapshot: false) { transaction in
-            try Steps.readSlot(key, of: profile, in: transaction) ?? Steps.emptySlot(key)
-        }
+        try await read(.preference(key, of: profile))
     }
 
     public func setPreference(_ value: JSONValue, for key: PreferenceKey, of profile: ProfileName, if precondition: WritePrecondition?)
@@ -207,7 +205,30 @@ enum PreferenceSteps {
 
 extension TransactionalStore {
     public func defaults(of profile: ProfileName) async throws(StoreError) -> DefaultsState {
-        try await read { transaction in
+        try await read(.defaults(of: profile))
+    }
+}
+
+extension StoreRead where Value == PreferenceSnapshot {
+    /// ``Store/preferences(of:)`` as a value: both layers from one snapshot.
+    public static func preferences(of profile: ProfileName) -> StoreRead {
+        StoreRead(snapshot: true) { transaction in try PreferenceSteps.snapshot(of: profile, in: transaction) }
+    }
+}
+
+extension StoreRead where Value == PreferenceSlot {
+    /// ``Store/preference(_:of:)`` as a value: one statement.
+    public static func preference(_ key: PreferenceKey, of profile: ProfileName) -> StoreRead {
+        StoreRead(snapshot: false) { transaction in
+            try Steps.readSlot(key, of: profile, in: transaction) ?? Steps.emptySlot(key)
+        }
+    }
+}
+
+extension StoreRead where Value == DefaultsState {
+    /// ``Store/defaults(of:)`` as a value: the defaults and the version they belong to, from one snapshot.
+    public static func defaults(of profile: ProfileName) -> StoreRead {
+        StoreRead(snapshot: true) { transaction in
             guard let versions = try transaction.firstRow(.profileVersions, .text(profile.rawValue)) else {
                 return DefaultsState(profile: profile, values: [:], version: .initial)
             }

@@ -12,16 +12,11 @@ extension TransactionalStore {
     }
 
     public func sessions(of profile: ProfileName) async throws(StoreError) -> [SessionSummary] {
-        try await read(snapshot: false) { transaction in try SessionSteps.summaries(of: profile, in: transaction) }
+        try await read(.sessions(of: profile))
     }
 
     public func session(_ id: SessionID, of profile: ProfileName) async throws(StoreError) -> SessionState {
-        try await read(snapshot: false) { transaction in
-            guard let state = try SessionSteps.readSession(id, of: profile, locking: false, in: transaction) else {
-                throw StoreError.sessionNotFound(id)
-            }
-            return state
-        }
+        try await read(.session(id, of: profile))
     }
 
     public func updateSession<Result: Sendable>(
@@ -154,5 +149,24 @@ enum SessionSteps {
 
     static func ids(of session: NavigationSession) -> JSONValue {
         .array(session.stack.ids.map { .string($0.rawValue) })
+    }
+}
+
+extension StoreRead where Value == [SessionSummary] {
+    /// ``Store/sessions(of:)`` as a value.
+    public static func sessions(of profile: ProfileName) -> StoreRead {
+        StoreRead(snapshot: false) { transaction in try SessionSteps.summaries(of: profile, in: transaction) }
+    }
+}
+
+extension StoreRead where Value == SessionState {
+    /// ``Store/session(_:of:)`` as a value.
+    public static func session(_ id: SessionID, of profile: ProfileName) -> StoreRead {
+        StoreRead(snapshot: false) { transaction in
+            guard let state = try SessionSteps.readSession(id, of: profile, locking: false, in: transaction) else {
+                throw StoreError.sessionNotFound(id)
+            }
+            return state
+        }
     }
 }

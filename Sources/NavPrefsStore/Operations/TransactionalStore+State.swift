@@ -3,11 +3,18 @@ public import NavPrefsCore
 /// One consistent read of a whole profile: the read a client starts from.
 extension TransactionalStore {
     public func state(of profile: ProfileName) async throws(StoreError) -> ProfileState {
+        try await read(.state(of: profile))
+    }
+}
+
+extension StoreRead where Value == ProfileState {
+    /// ``Store/state(of:)`` as a value.
+    public static func state(of profile: ProfileName) -> StoreRead {
         // One read transaction: SQLite's WAL snapshot, PostgreSQL's REPEATABLE READ. Every write
         // moves the profile's last event id in the transaction that makes it, so the id read
         // here is exactly the newest change the rest of the read includes.
-        try await read(snapshot: true) { transaction in
-            let bounds = try Self.eventLogBounds(of: profile, in: transaction)
+        StoreRead(snapshot: true) { transaction in
+            let bounds = try Steps.eventLogBounds(of: profile, in: transaction)
             let preferences = try PreferenceSteps.snapshot(of: profile, in: transaction)
             let wellKnown = [WellKnownKey.counter, WellKnownKey.sliderValue, WellKnownKey.fontSize]
             var keys = Set(preferences.stored.keys).union(wellKnown)

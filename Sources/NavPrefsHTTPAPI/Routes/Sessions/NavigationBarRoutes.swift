@@ -34,9 +34,7 @@ struct NavigationBarRoutes {
         let pan = try panGesture(request)
         let profile = try request.profile()
         let id = try request.sessionID()
-        let store = self.store
-        return .deferred { () async throws(StoreError) -> HTTPResponse in
-            let state = try await store.session(id, of: profile)
+        return .reading(.session(id, of: profile), from: store) { state in
             var object = SessionJSON.header(state)
             object["evaluation"] = state.session.evaluateGesture(pan).json
             return SessionJSON.response(object, state)
@@ -66,9 +64,7 @@ struct NavigationBarRoutes {
         throws(APIError) -> APIResult {
         let profile = try request.profile()
         let id = try request.sessionID()
-        let store = self.store
-        return .deferred { () async throws(StoreError) -> HTTPResponse in
-            let state = try await store.session(id, of: profile)
+        return .reading(.session(id, of: profile), from: store) { state in
             var object = SessionJSON.header(state)
             object[member] = value(state.session)
             return SessionJSON.response(object, state, request: request.http)

@@ -60,9 +60,7 @@ struct SessionRoutes {
 
     private func list(_ request: APIRequest) throws(APIError) -> APIResult {
         let profile = try request.profile()
-        let store = self.store
-        return .deferred { () async throws(StoreError) -> HTTPResponse in
-            let sessions = try await store.sessions(of: profile)
+        return .reading(.sessions(of: profile), from: store) { sessions in
             let body: JSONObject = [
                 "profile": .string(profile.rawValue),
                 "sessions": .array(sessions.map(SessionJSON.summary)),
@@ -74,10 +72,8 @@ struct SessionRoutes {
     private func read(_ request: APIRequest) throws(APIError) -> APIResult {
         let profile = try request.profile()
         let id = try request.sessionID()
-        let store = self.store
-        return .deferred { () async throws(StoreError) -> HTTPResponse in
-            let state = try await store.session(id, of: profile)
-            return SessionJSON.response(SessionJSON.session(state), state, request: request.http)
+        return .reading(.session(id, of: profile), from: store) { state in
+            SessionJSON.response(SessionJSON.session(state), state, request: request.http)
         }
     }
 
