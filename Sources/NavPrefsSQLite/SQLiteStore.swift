@@ -208,12 +208,18 @@ public final class SQLiteStore: TransactionalStore, CounterCacheReading {
     /// Reads the counter and fills the cache with what it found, unless a write or an eviction
     /// came in between (see ``CounterCache``).
     public func counter(of profile: ProfileName) async throws(StoreError) -> CounterState {
-        let generation = counters.generation
-        let slot = try await read(snapshot: false) { transaction in
-            try Steps.readSlot(WellKnownKey.counter, of: profile, in: transaction)
+        try await read(counterRead(of: profile))
+    }
+
+    public func counterRead(of profile: ProfileName) -> StoreRead<CounterState> {
+        let counters = self.counters
+        return StoreRead(snapshot: false) { transaction in
+            // Noted before the statement reads: a write or eviction after it drops the fill.
+            let generation = counters.generation
+            let slot = try Steps.readSlot(WellKnownKey.counter, of: profile, in: transaction)
+            counters.fill(profile, with: slot.map { .present(CounterState(profile: profile, slot: $0)) } ?? .absent, readAt: generation)
+            return slot.map { CounterState(profile: profile, slot: $0) } ?? .fresh(profile)
         }
-        counters.fill(profile, with: slot.map { .present(CounterState(profile: profile, slot: $0)) } ?? .absent, readAt: generation)
-        return slot.map { CounterState(profile: profile, slot: $0) } ?? .fresh(profile)
     }
 }
 

@@ -172,8 +172,10 @@ public protocol Store: TokenStore {
 /// A store that can answer counter reads from memory, without I/O (the SQLite store: it sees
 /// every write). The HTTP layer is handed one explicitly, to answer hot reads on its event loop.
 public protocol CounterCacheReading: Sendable {
-    /// The counter of `profile` if it is in memory; `nil` when it must be read with ``Store/counter(of:)``.
+    /// The counter of `profile` if it is in memory; `nil` when it must be read with ``counterRead(of:)``.
     func cachedCounter(of profile: ProfileName) -> CounterState?
+    /// The read of `profile`'s counter that also fills the cache with what it finds.
+    func counterRead(of profile: ProfileName) -> StoreRead<CounterState>
 }
 
 /// An accepted preference write or removal: the key as it reads now, and the event logged

@@ -28,6 +28,8 @@ struct ReadPathAPITests {
             }
             // A profile nobody wrote to reads as a fresh suite, also on this path.
             #expect(try await app.request("GET", "/v1/profiles/nobody/font").int("effectiveFontSize") == 17)
+            // A counter the cache does not hold is read there too (and fills the cache).
+            #expect(try await app.request("GET", "/v1/profiles/nobody/counter").int("value") == 0)
             #expect(app.app.server.answersMadeOffTheLoop == before, "a read waited for another thread")
 
             #expect(try await app.request("POST", "/v1/profiles/reader/counter/increment").status == 200)

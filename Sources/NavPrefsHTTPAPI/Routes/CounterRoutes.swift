@@ -34,19 +34,16 @@ struct CounterRoutes {
         ]
     }
 
-    /// Answers from the store's memory when it can (no storage I/O on the event loop), else
-    /// defers to a read.
+    /// Answers from the store's memory when it can (no storage I/O), else reads the counter
+    /// (filling the cache, where there is one) through ``APIResult/reading(_:from:_:)``.
     private func read(_ request: APIRequest) throws(APIError) -> APIResult {
         let profile = try request.profile()
-        switch cache?.cachedCounter(of: profile) {
-        case let state?:
+        if let state = cache?.cachedCounter(of: profile) {
             return .immediate(Self.read(representations.representation(of: state), request: request.http))
-        case nil:
-            let (store, representations) = (self.store, self.representations)
-            return .deferred { () async throws(StoreError) -> HTTPResponse in
-                let state = try await store.counter(of: profile)
-                return Self.read(representations.representation(of: state), request: request.http)
-            }
+        }
+        let representations = self.representations
+        return .reading(cache?.counterRead(of: profile) ?? .counter(of: profile), from: store) { state in
+            Self.read(representations.representation(of: state), request: request.http)
         }
     }
 

@@ -13,7 +13,7 @@ public struct StoreRead<Value: Sendable>: Sendable {
     let snapshot: Bool
     let body: @Sendable (any StoreTransaction) throws -> Value
 
-    init(snapshot: Bool, _ body: @escaping @Sendable (any StoreTransaction) throws -> Value) {
+    package init(snapshot: Bool, _ body: @escaping @Sendable (any StoreTransaction) throws -> Value) {
         self.snapshot = snapshot
         self.body = body
     }

@@ -3,10 +3,7 @@ public import NavPrefsCore
 /// The seed's counter (`numIndex`), semantics C-1..C-8.
 extension TransactionalStore {
     public func counter(of profile: ProfileName) async throws(StoreError) -> CounterState {
-        try await read(snapshot: false) { transaction in
-            guard let slot = try Steps.readSlot(WellKnownKey.counter, of: profile, in: transaction) else { return .fresh(profile) }
-            return CounterState(profile: profile, slot: slot)
-        }
+        try await read(.counter(of: profile))
     }
 
     public func apply(_ operation: CounterOperation, toCounterOf profile: ProfileName, if precondition: WritePrecondition?)
@@ -61,5 +58,15 @@ extension StoreWrite where Value == CounterChange {
             return .preconditionFailed(current: current.version)
         }
         return .counter(.outOfRange(current: current.counter.value, operation: operation))
+    }
+}
+
+extension StoreRead where Value == CounterState {
+    /// ``Store/counter(of:)`` as a value.
+    public static func counter(of profile: ProfileName) -> StoreRead {
+        StoreRead(snapshot: false) { transaction in
+            guard let slot = try Steps.readSlot(WellKnownKey.counter, of: profile, in: transaction) else { return .fresh(profile) }
+            return CounterState(profile: profile, slot: slot)
+        }
     }
 }
