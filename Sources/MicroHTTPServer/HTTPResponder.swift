@@ -17,8 +17,10 @@ public struct HTTPResponder: Sendable {
     /// Answers the request with `response`; `false` if it was answered already (or is gone).
     @discardableResult
     public func respond(_ response: HTTPResponse) -> Bool {
+        // Counted before the answer can reach the client, so a client that saw it sees the count.
+        let offLoop = tally?.answeredOffTheLoop() ?? false
         let accepted = shot.fulfil(response)
-        if accepted { tally?.answered() }
+        if !accepted, offLoop { tally?.offLoop.subtract(1, ordering: .relaxed) }
         return accepted
     }
 }
@@ -31,8 +33,11 @@ final class AnswerTally: Sendable {
     let loopThread = Atomic<UInt>(0)
     let offLoop = Atomic<Int>(0)
 
-    func answered() {
-        if UInt(pthread_self()) != loopThread.load(ordering: .relaxed) { offLoop.add(1, ordering: .relaxed) }
+    /// Counts an answer about to be made on this thread; whether it is another than the loop's.
+    func answeredOffTheLoop() -> Bool {
+        guard UInt(pthread_self()) != loopThread.load(ordering: .relaxed) else { return false }
+        offLoop.add(1, ordering: .relaxed)
+        return true
     }
 }
 
