@@ -74,20 +74,26 @@ final class OneShot<Value: Sendable>: Sendable {
     init() {}
 
     /// Hands over `value`; `false` if one was handed over already or nobody waits any more.
+    ///
+    /// The wake-up (libmicrohttpd's resume and an eventfd write, a system call) runs after the
+    /// lock is released, so the event loop never spins on this lock behind it. That is safe:
+    /// `waiting` means the consumer suspended already, and nothing takes the value before the
+    /// resume calls it back.
     func fulfil(_ value: Value) -> Bool {
-        state.withLock { state in
+        let outcome: (accepted: Bool, wake: (@Sendable () -> Void)?) = state.withLock { state in
             switch state {
             case .handing:
                 state = .ready(value)
-                return true
+                return (true, nil)
             case .waiting(let wake):
                 state = .ready(value)
-                wake()
-                return true
+                return (true, wake)
             case .ready, .taken, .dropped:
-                return false
+                return (false, nil)
             }
         }
+        outcome.wake?()
+        return outcome.accepted
     }
 
     /// After the producer's code returned: the value if it came already, else `nil` after
