@@ -7,6 +7,24 @@ public enum PercentDecoding {
     @inlinable  // specialised in each caller (the router runs it per parameter of every request)
     public static func decode(_ bytes: some Collection<UInt8>) -> String? {
         guard bytes.contains(UInt8(ascii: "%")) else { return String(validating: bytes, as: UTF8.self) }
+        guard let decoded = unescape(bytes, strict: true) else { return nil }
+        return String(validating: decoded, as: UTF8.self)
+    }
+
+    /// `bytes` decoded as libmicrohttpd 0.9.75 decodes a request's path, or (`plusAsSpace`) a
+    /// query argument's name or value, for the in-memory transport (``InMemoryHTTPTransport``)
+    /// to hand handlers what the socket server hands them: complete `%XX` escapes decoded, an
+    /// incomplete one kept as sent, a `+` in a query a space, and bytes that are not UTF-8
+    /// repaired as `String(cString:)` repairs them. (`%00` never gets this far: ``TargetInspection``.)
+    public static func decodeAsLibrary(_ bytes: some Collection<UInt8>, plusAsSpace: Bool) -> String {
+        let spaced = plusAsSpace ? bytes.map { $0 == UInt8(ascii: "+") ? UInt8(ascii: " ") : $0 } : Array(bytes)
+        return String(decoding: unescape(spaced, strict: false) ?? spaced, as: UTF8.self)
+    }
+
+    /// The escapes of `bytes` decoded. An incomplete escape, or one that decodes to NUL, is
+    /// `nil` when `strict`, else kept as it is.
+    @inlinable
+    static func unescape(_ bytes: some Collection<UInt8>, strict: Bool) -> [UInt8]? {
         var decoded: [UInt8] = []
         decoded.reserveCapacity(bytes.count)
         var index = bytes.startIndex
@@ -17,15 +35,21 @@ public enum PercentDecoding {
                 decoded.append(byte)
                 continue
             }
-            guard index != bytes.endIndex, let high = hexValue(bytes[index]) else { return nil }
-            bytes.formIndex(after: &index)
-            guard index != bytes.endIndex, let low = hexValue(bytes[index]) else { return nil }
-            bytes.formIndex(after: &index)
+            var next = index
+            guard next != bytes.endIndex, let high = hexValue(bytes[next]) else {
+                if strict { return nil } else { decoded.append(byte); continue }
+            }
+            bytes.formIndex(after: &next)
+            guard next != bytes.endIndex, let low = hexValue(bytes[next]) else {
+                if strict { return nil } else { decoded.append(byte); continue }
+            }
+            bytes.formIndex(after: &next)
             let value = high << 4 | low
-            guard value != 0 else { return nil }
+            if value == 0, strict { return nil }
             decoded.append(value)
+            index = next
         }
-        return String(validating: decoded, as: UTF8.self)
+        return decoded
     }
 
     @usableFromInline

@@ -108,6 +108,25 @@ struct RequestPhases: Sendable {
         return .proceed
     }
 
+    /// What the transport refuses before admission, in the order a client is best told about:
+    /// the target (``TargetInspection``), the size of the head, its shape (workaround
+    /// ``MHDWorkarounds/checkHeaderSectionShape``), `Host` (``HostField``). Each transport
+    /// measures the head its own way: the socket server on libmicrohttpd's parse, the in-memory
+    /// transport on the fields it was given.
+    static func transportRefusal(
+        target: HTTPRejection?, headerBytes: () -> Int, headerSectionIsWellFormed: () -> Bool,
+        headers: HTTPHeaders, httpVersion: () -> String, configuration: ServerConfiguration
+    ) -> HTTPRejection? {
+        if let target { return target }
+        if headerBytes() > configuration.maxHeaderBytes { return .headersTooLarge(limit: configuration.maxHeaderBytes) }
+        let workarounds = configuration.workarounds
+        if workarounds.contains(.checkHeaderSectionShape), !headerSectionIsWellFormed() { return .malformedHeaderSection }
+        if workarounds.contains(.checkHostItself), let refusal = HostField.refusal(headers, httpVersion: httpVersion()) {
+            return refusal
+        }
+        return nil
+    }
+
     // MARK: Admission
 
     /// Carries out admission's decision. `reserve` takes bytes of the server-wide body budget

@@ -30,7 +30,9 @@ public final class ResponseStream: Sendable {
     }
 
     let state = Mutex(State())
-    let connection: ConnectionHandle
+    /// What the stream suspends while it has nothing to send and resumes on a write: a
+    /// libmicrohttpd connection, or the reader of the in-memory transport.
+    let connection: any StreamConnection
     let maxBufferedBytes: Int
     /// Identifies the stream in the server's registry.
     let id: Int
@@ -39,7 +41,7 @@ public final class ResponseStream: Sendable {
     /// reading never lets it) and would not call the reader to learn of the abort.
     private let requestCut: @Sendable (Int) -> Void
 
-    init(connection: ConnectionHandle, maxBufferedBytes: Int, id: Int, requestCut: @escaping @Sendable (Int) -> Void = { _ in }) {
+    init(connection: any StreamConnection, maxBufferedBytes: Int, id: Int, requestCut: @escaping @Sendable (Int) -> Void = { _ in }) {
         self.connection = connection
         self.maxBufferedBytes = maxBufferedBytes
         self.id = id
@@ -106,7 +108,7 @@ public final class ResponseStream: Sendable {
         return true
     }
 
-    // MARK: - Event-loop side (called by libmicrohttpd's content reader)
+    // MARK: - Event-loop side (called by libmicrohttpd's content reader, or the in-memory reader)
 
     /// What the content reader should do next.
     enum ReadResult {
@@ -167,4 +169,13 @@ public final class ResponseStream: Sendable {
         }
         for handler in handlers { handler(reason) }
     }
+}
+
+/// What a ``ResponseStream`` suspends while nothing is queued and resumes when something is:
+/// a libmicrohttpd connection (``ConnectionHandle``), or the reader of an
+/// ``InMemoryHTTPTransport`` stream. `suspend` is called by the reader, `resume` from any
+/// thread, each under the stream's lock and paired with one earlier `suspend`.
+protocol StreamConnection: Sendable {
+    func suspend()
+    func resume()
 }

@@ -21,7 +21,9 @@ public final class NavPrefsApp: Sendable {
     private let group: ServiceGroup
     private let stopped = ShutdownSignal()
 
-    public init(_ configuration: Configuration, logger: Logger, shutdown: ShutdownSignal = ShutdownSignal()) {
+    /// - Parameter listens: `false` leaves the HTTP server out of the parts (it is built, never
+    ///   started): for tests that drive ``api`` through an `InMemoryHTTPTransport` instead.
+    public init(_ configuration: Configuration, logger: Logger, shutdown: ShutdownSignal = ShutdownSignal(), listens: Bool = true) {
         self.configuration = configuration
         self.logger = logger
         self.shutdownSignal = shutdown
@@ -62,14 +64,17 @@ public final class NavPrefsApp: Sendable {
             logger.warning("stream tokens", ["notice": .string(
                 "no --stream-secret-file: whoever can read the database's secrets table can sign stream tokens")])
         }
+        let http: [any ServicePart] = listens
+            ? [HTTPServerPart(server: server, logger: logger, host: configuration.host,
+                              gracePeriod: .seconds(configuration.shutdownGraceSeconds))]
+            : []
         group = ServiceGroup([
             LogPart(logger: logger),
             StorePart(store: store, logger: logger),
             AuthenticationPart(api: api, protectedMode: configuration.requiresTokens
                 ? AuthenticationPart.ProtectedMode(host: configuration.host) : nil),
             EventDeliveryPart(api: api),
-            HTTPServerPart(server: server, logger: logger, host: configuration.host,
-                           gracePeriod: .seconds(configuration.shutdownGraceSeconds)),
+        ] + http + [
             ReadinessPart(api: api, drain: .seconds(configuration.readinessDrainSeconds)),
         ], shutdown: shutdown, logger: logger)
     }
@@ -80,7 +85,7 @@ public final class NavPrefsApp: Sendable {
         try await group.start()
     }
 
-    /// The port the service listens on (0 before it does).
+    /// The port the service listens on (0 before it does, and without a listener).
     public var port: Int { server.port }
 
     /// Serves until a shutdown is requested, then stops every part in reverse order: readiness

@@ -69,7 +69,7 @@ struct AuthAPITests {
         }
     }
 
-    @Test("every route: no token 401, a wrong token 401, another profile's token 404 (403 on admin routes), an admin token passes")
+    @Test("every route: no token 401, a wrong token 401, another profile's token 404 (403 on admin routes), an admin token passes", .overSockets("the event-stream routes are opened over TCP (SSEClient)"))
     func everyRoute() async throws {
         try await withApp { app in
             let tokens = try await setUp(app)
@@ -180,7 +180,7 @@ struct AuthAPITests {
         }
     }
 
-    @Test("stream tokens: the way in for EventSource, for one profile's events only, by query or cookie")
+    @Test("stream tokens: the way in for EventSource, for one profile's events only, by query or cookie", .overSockets("stream tokens open event streams over TCP (SSEClient)"))
     func streamTokens() async throws {
         try await withApp { app in
             let tokens = try await setUp(app)
@@ -217,7 +217,7 @@ struct AuthAPITests {
         }
     }
 
-    @Test("no token, bearer or stream, ever appears in a log line")
+    @Test("no token, bearer or stream, ever appears in a log line", .overSockets("an event stream over TCP (SSEClient)"))
     func tokensStayOutOfLogs() async throws {
         try await withApp { app in
             let tokens = try await setUp(app)

@@ -62,7 +62,7 @@ struct CachingAPITests {
         }
     }
 
-    @Test("RFC 9110 §8.6/§15.4.5: a 304 carries the ETag, Cache-Control and the 200's Content-Length, no body, and keeps the connection")
+    @Test("RFC 9110 §8.6/§15.4.5: a 304 carries the ETag, Cache-Control and the 200's Content-Length, no body, and keeps the connection", .overSockets("a 304 keeps its keep-alive connection: framing on the wire"))
     func honest304() async throws {
         try await withApp { app in
             let paths = try await Self.populate(app) + ["/openapi.yaml"]

@@ -121,7 +121,7 @@ struct CounterAPITests {
         }
     }
 
-    @Test("A-1: two writers holding the same ETag: exactly one wins")
+    @Test("A-1: two writers holding the same ETag: exactly one wins", .overSockets("concurrent clients on their own connections and threads"))
     func etagRace() async throws {
         try await withApp { app in
             let port = app.port
@@ -134,7 +134,7 @@ struct CounterAPITests {
         }
     }
 
-    @Test("A-2: If-None-Match with the current ETag answers 304 without a body")
+    @Test("A-2: If-None-Match with the current ETag answers 304 without a body", .overSockets("one keep-alive connection after 304s: framing on the wire"))
     func ifNoneMatch() async throws {
         try await withApp { app in
             let connection = try app.connection()
@@ -152,7 +152,7 @@ struct CounterAPITests {
     @Test("HEAD answers GET's headers without the body")
     func head() async throws {
         try await withApp { app in
-            let response = try await app.connection().request("HEAD", counter)
+            let response = try await app.request("HEAD", counter)
             #expect(response.status == 200)
             #expect(response.header("ETag") == "\"0\"")
             #expect(response.header("Content-Length") == "62")
@@ -160,7 +160,7 @@ struct CounterAPITests {
         }
     }
 
-    @Test("C-6: 400 concurrent increments from 16 clients add exactly 400, each seeing a distinct value")
+    @Test("C-6: 400 concurrent increments from 16 clients add exactly 400, each seeing a distinct value", .overSockets("concurrent clients on their own connections and threads"))
     func concurrentIncrements() async throws {
         try await withApp { app in
             let port = app.port

@@ -52,7 +52,7 @@ struct EventPageAPITests {
         }
     }
 
-    @Test("after and limit are checked (400) however the events are asked for; a stream stays a stream")
+    @Test("after and limit are checked (400) however the events are asked for; a stream stays a stream", .overSockets("a stream's head read over TCP"))
     func validation() async throws {
         try await withApp { app in
             for query in ["after=-1", "after=x", "limit=0", "limit=1001"] {

@@ -9,7 +9,7 @@ import NavPrefsSQLite
 import NavPrefsApp
 
 /// Server-Sent Events over a real socket: semantics E-1..E-8, N-1, N-2, F-6.
-@Suite("Event stream API")
+@Suite("Event stream API", .overSockets("Server-Sent Events over TCP: chunked framing, heartbeats, reconnects, clients that leave, per-address caps, CPU of the event loop"))
 struct EventStreamAPITests {
     let events = "/v1/profiles/ana/events"
     let counter = "/v1/profiles/ana/counter"
@@ -322,7 +322,7 @@ extension Store {
     }
 }
 
-@Suite("Event streams at shutdown")
+@Suite("Event streams at shutdown", .overSockets("the listener's own shutdown ends the streams (a service of its own)"))
 struct EventStreamShutdownTests {
     @Test("shutdown ends every stream with a shutdown event, then the chunked end")
     func shutdownEndsStreams() async throws {

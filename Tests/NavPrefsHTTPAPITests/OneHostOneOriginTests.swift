@@ -9,7 +9,7 @@ import Testing
 /// `Origin` fields passed on the first, and `increment?by=1000` added 1.
 @Suite("Requests: exactly one Host, at most one Origin, no query arguments on writes")
 struct OneHostOneOriginTests {
-    @Test("two Host fields, loopback first, are 400 invalid-host and change nothing; also with --allowed-hosts")
+    @Test("two Host fields, loopback first, are 400 invalid-host and change nothing; also with --allowed-hosts", .overSockets("two Host lines as libmicrohttpd hands them on"))
     func twoHosts() async throws {
         for configure: (inout Configuration) -> Void in [{ _ in }, { $0.allowedHosts = ["prefs.example"] }] {
             try await withApp(configure) { app in

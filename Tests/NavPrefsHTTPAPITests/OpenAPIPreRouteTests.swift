@@ -78,7 +78,7 @@ struct OpenAPIPreRouteTests {
         }
     }
 
-    @Test("431 request-headers-too-large: 70 KB of headers, on every operation")
+    @Test("431 request-headers-too-large: 70 KB of headers, on every operation", .overSockets("70 KB of headers is libmicrohttpd's own refusal, answered by the server in its place"))
     func headersTooLarge() async throws {
         try await Self.expectEveryOperation(answers: 431) { app, operation in
             try await app.request(operation.method, Self.target(operation.template), headers: [("X-Pad", String(repeating: "h", count: 70_000))])

@@ -54,7 +54,7 @@ struct OperationsAPITests {
         }
     }
 
-    @Test("/metrics shows open event streams and the events sent to them")
+    @Test("/metrics shows open event streams and the events sent to them", .overSockets("event streams over TCP (SSEClient)"))
     func streamMetrics() async throws {
         try await withApp { app in
             let client = try await SSEClient.open(port: app.port, path: "/v1/profiles/sse/events")

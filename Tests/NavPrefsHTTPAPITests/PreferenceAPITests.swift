@@ -185,7 +185,7 @@ struct PreferenceAPITests {
         }
     }
 
-    @Test("a profile that reached its key limit gets 409 for new keys")
+    @Test("a profile that reached its key limit gets 409 for new keys", .overSockets("concurrent clients on their own connections and threads"))
     func keyLimit() async throws {
         try await withApp { app in
             let port = app.port

@@ -109,7 +109,7 @@ struct SecurityAPITests {
 
     // MARK: 2. Bodies of requests that will be refused
 
-    @Test("2: a request that will be refused is answered at its headers: no 100 Continue, no body read")
+    @Test("2: a request that will be refused is answered at its headers: no 100 Continue, no body read", .overSockets("answered at the headers: no 100 Continue, no body read, on a connection"))
     func refusedBeforeBody() async throws {
         try await withApp { app in
             let ana = try await Self.makeToken(app, profile: "ana")
@@ -140,7 +140,7 @@ struct SecurityAPITests {
         }
     }
 
-    @Test("2: each route's body limit fits it: a counter body over 4 KiB is 413 at its Content-Length; a preference takes 60 KB")
+    @Test("2: each route's body limit fits it: a counter body over 4 KiB is 413 at its Content-Length; a preference takes 60 KB", .overSockets("413 at the Content-Length, before the upload, on a connection"))
     func perRouteLimits() async throws {
         try await withApp { app in
             let connection = try app.connection()
@@ -156,7 +156,7 @@ struct SecurityAPITests {
 
     // MARK: 4. Revocation reaches event streams
 
-    @Test("4: revoking a token ends the streams it opened with a revoked event, and its stream tokens stop working")
+    @Test("4: revoking a token ends the streams it opened with a revoked event, and its stream tokens stop working", .overSockets("event streams over TCP end with their token"))
     func revocationEndsStreams() async throws {
         try await withApp { app in
             let admin = try await Self.makeToken(app, profile: nil)
@@ -188,7 +188,7 @@ struct SecurityAPITests {
         }
     }
 
-    @Test("4: a stream token of the open mode stops working once tokens exist")
+    @Test("4: a stream token of the open mode stops working once tokens exist", .overSockets("an event stream over TCP"))
     func openStreamTokenExpiresWithOpenMode() async throws {
         try await withApp { app in
             let issued = try await app.request("POST", "/v1/profiles/ana/events/token")
@@ -200,7 +200,7 @@ struct SecurityAPITests {
         }
     }
 
-    @Test("3: with --stream-secret-file, a stream token signed with the database's key alone is refused")
+    @Test("3: with --stream-secret-file, a stream token signed with the database's key alone is refused", .overSockets("an event stream over TCP"))
     func streamSecretOutsideTheDatabase() async throws {
         try await withApp({ $0.streamSecret = "a secret kept in a file of its own" }) { app in
             let ana = try await Self.makeToken(app, profile: "ana")
@@ -217,7 +217,7 @@ struct SecurityAPITests {
 
     // MARK: 6. Stream limits per token and per forwarded client
 
-    @Test("6: stream limits count per token, so clients behind one proxy do not share one budget")
+    @Test("6: stream limits count per token, so clients behind one proxy do not share one budget", .overSockets("per-token stream limits, over TCP"))
     func streamLimitsPerToken() async throws {
         try await withApp({ $0.sseMaxSubscribersPerIP = 1 }) { app in
             let ana = try await Self.makeToken(app, profile: "ana")
@@ -235,7 +235,7 @@ struct SecurityAPITests {
         }
     }
 
-    @Test("6: behind a trusted proxy the limit counts X-Forwarded-For's client; from anyone else that header is ignored")
+    @Test("6: behind a trusted proxy the limit counts X-Forwarded-For's client; from anyone else that header is ignored", .overSockets("per-address stream limits, over TCP"))
     func streamLimitsPerForwardedClient() async throws {
         try await withApp({ $0.sseMaxSubscribersPerIP = 1; $0.trustedProxies = ["127.0.0.1"] }) { app in
             let path = "/v1/profiles/ana/events"
@@ -256,7 +256,7 @@ struct SecurityAPITests {
     /// The head goes out unframed, so the connection closes after it (`Connection: close`):
     /// libmicrohttpd 0.9.75 can frame a stream's HEAD answer no other way that is correct (see
     /// MHDResponse.queueHeadOfStream). What broke before was the stray `0\r\n\r\n` after it.
-    @Test("7: HEAD on the event stream answers headers only, registers nothing, and sends no stray byte")
+    @Test("7: HEAD on the event stream answers headers only, registers nothing, and sends no stray byte", .overSockets("HEAD of a stream: no stray byte on the wire"))
     func headOfEvents() async throws {
         try await withApp { app in
             let connection = try app.connection()

@@ -207,7 +207,7 @@ struct SessionAPITests {
         }
     }
 
-    @Test("the list is oldest first, also for sessions created within one millisecond (commit order = version order)")
+    @Test("the list is oldest first, also for sessions created within one millisecond (commit order = version order)", .overSockets("concurrent clients on their own connections and threads"))
     func listOrderOfQuickCreates() async throws {
         try await withApp { app in
             let port = app.port
@@ -270,7 +270,7 @@ struct SessionAPITests {
         }
     }
 
-    @Test("A-1: two clients writing with the same ETag at once: exactly one wins, the other gets 412 with the current ETag")
+    @Test("A-1: two clients writing with the same ETag at once: exactly one wins, the other gets 412 with the current ETag", .overSockets("concurrent clients on their own connections and threads"))
     func ifMatchRace() async throws {
         try await withApp { app in
             let id = try await app.createSession()
@@ -330,7 +330,7 @@ struct SessionAPITests {
         }
     }
 
-    @Test("the 101st session of a profile is 409 too-many-sessions (default limit 100) and logs nothing; other profiles are unaffected")
+    @Test("the 101st session of a profile is 409 too-many-sessions (default limit 100) and logs nothing; other profiles are unaffected", .overSockets("concurrent clients on their own connections and threads"))
     func sessionLimit() async throws {
         try await withApp { app in
             let port = app.port

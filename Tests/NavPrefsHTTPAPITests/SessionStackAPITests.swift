@@ -193,7 +193,7 @@ struct SessionStackAPITests {
         }
     }
 
-    @Test("N-1/S-13: a navigation subscriber gets create, push, pop in order, ids = versions; refusals and no-op pops send nothing")
+    @Test("N-1/S-13: a navigation subscriber gets create, push, pop in order, ids = versions; refusals and no-op pops send nothing", .overSockets("an event stream over TCP (SSEClient)"))
     func events() async throws {
         try await withApp { app in
             let stream = try await SSEClient.open(port: app.port, path: "/v1/profiles/ana/events?types=navigation")

@@ -8,7 +8,7 @@ import Synchronization
 /// event-loop thread (inside a callback), and `resume()` is documented as callable from any
 /// thread once the daemon has `MHD_ALLOW_SUSPEND_RESUME`; callers pair each resume with exactly
 /// one earlier suspend (MHD forbids resuming a connection that is not suspended).
-struct ConnectionHandle: @unchecked Sendable {
+struct ConnectionHandle: StreamConnection, @unchecked Sendable {
     let pointer: OpaquePointer
     /// Wakes the event loop, which would otherwise notice the resume only at its next timeout
     /// (workaround ``MHDWorkarounds/wakeOnResume``).

@@ -42,32 +42,8 @@ final class RequestContext: @unchecked Sendable {
     }
 }
 
-/// The bytes all request bodies being received hold together, against
-/// ``ServerConfiguration/maxBufferedBodyBytes``. A declared length is reserved whole when
-/// admission lets the body come; a chunked body reserves as it arrives. Everything a request
-/// holds is released when its body goes to the handler or the request ends otherwise.
-///
-/// An atomic only so that ``HTTPServer/bufferedBodyBytes`` can read it from any thread: it is
-/// changed on the event-loop thread alone.
-final class BodyBudget: Sendable {
-    let limit: Int
-    let held = Atomic<Int>(0)
-
-    init(limit: Int) { self.limit = limit }
-
-    /// Reserves `bytes` for `context`, unless that would exceed the limit.
-    func reserve(_ bytes: Int, for context: RequestContext) -> Bool {
-        guard bytes > 0 else { return true }
-        let current = held.load(ordering: .relaxed)
-        guard bytes <= limit - current else { return false }
-        held.add(bytes, ordering: .relaxed)
-        context.reservedBodyBytes += bytes
-        return true
-    }
-
-    func release(_ context: RequestContext) {
-        guard context.reservedBodyBytes > 0 else { return }
-        held.subtract(context.reservedBodyBytes, ordering: .relaxed)
-        context.reservedBodyBytes = 0
-    }
+/// A socket request's share of the body budget lives in its context.
+extension BodyBudget {
+    func reserve(_ bytes: Int, for context: RequestContext) -> Bool { reserve(bytes, holding: &context.reservedBodyBytes) }
+    func release(_ context: RequestContext) { release(holding: &context.reservedBodyBytes) }
 }

@@ -174,23 +174,16 @@ final class ServerCore: @unchecked Sendable {
         return carryOut(context.phases.admitted(handler.admit(head), reserve: { bodyBudget.reserve($0, for: context) }), context)
     }
 
-    /// What the transport refuses before admission, in the order a client is best told about.
+    /// What the transport refuses before admission (``RequestPhases/transportRefusal``), measured
+    /// on libmicrohttpd's parse of the head.
     private func transportRefusal(
         _ context: RequestContext, headers: HTTPHeaders, method: UnsafePointer<CChar>, version: UnsafePointer<CChar>
     ) -> HTTPRejection? {
-        if let rejection = context.targetRejection { return rejection }
         let connection = context.connection.pointer
-        if cmhd_request_header_size(connection) > configuration.maxHeaderBytes {
-            return .headersTooLarge(limit: configuration.maxHeaderBytes)
-        }
-        if workarounds.contains(.checkHeaderSectionShape),
-           !HeaderSectionShape.isWellFormed(of: connection, method: method, version: version) {
-            return .malformedHeaderSection
-        }
-        if workarounds.contains(.checkHostItself), let refusal = HostField.refusal(headers, httpVersion: String(cString: version)) {
-            return refusal
-        }
-        return nil
+        return RequestPhases.transportRefusal(
+            target: context.targetRejection, headerBytes: { cmhd_request_header_size(connection) },
+            headerSectionIsWellFormed: { HeaderSectionShape.isWellFormed(of: connection, method: method, version: version) },
+            headers: headers, httpVersion: { String(cString: version) }, configuration: configuration)
     }
 
     /// Carries out what the machine decided.
@@ -314,7 +307,8 @@ final class ServerCore: @unchecked Sendable {
             return registry.cuts.compactMap { registry.streams[$0] }
         }
         for stream in cut {
-            if let peer = PeerInfo.of(stream.connection.pointer), peer.socket >= 0 { cmhd_shutdown_socket(peer.socket) }
+            guard let connection = stream.connection as? ConnectionHandle else { continue }
+            if let peer = PeerInfo.of(connection.pointer), peer.socket >= 0 { cmhd_shutdown_socket(peer.socket) }
         }
     }
 

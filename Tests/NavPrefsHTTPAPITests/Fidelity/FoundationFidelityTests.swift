@@ -79,7 +79,7 @@ struct FoundationFidelityTests {
         #expect(differences.isEmpty, "seed \(Self.seed): \(differences.count) differences, first: \(differences.prefix(10))")
     }
 
-    @Test("through the API of a real server: every named edge case and 5,004 generated values, every getter (seed printed)")
+    @Test("through the API of a real server: every named edge case and 5,004 generated values, every getter (seed printed)", .overSockets("through a real server: the values as bytes on the wire"))
     func throughTheAPI() async throws {
         let suite = "navprefs.fidelity.api.\(getpid()).\(UUID().uuidString)"
         let defaults = try #require(UserDefaults(suiteName: suite))

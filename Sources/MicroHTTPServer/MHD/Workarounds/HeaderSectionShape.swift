@@ -51,6 +51,15 @@ enum HeaderSectionShape {
         return (2...4).contains(size - cursor) && isZero(cursor..<size)
     }
 
+    /// The same rules for header fields given one by one (the in-memory transport's), where
+    /// no line can be folded and no byte skipped: every name a token, every value free of
+    /// control characters.
+    static func isWellFormed(_ headers: HTTPHeaders) -> Bool {
+        headers.allSatisfy { field in
+            !field.name.isEmpty && field.name.utf8.allSatisfy(isTokenByte) && field.value.utf8.allSatisfy(isFieldValueByte)
+        }
+    }
+
     /// RFC 9110 §5.6.2 `tchar`.
     private static func isTokenByte(_ byte: UInt8) -> Bool {
         switch byte {
