@@ -213,7 +213,7 @@ public final class InMemoryHTTPTransport: Sendable {
                 step = phases.admitted(decision, reserve: reserve)
             case .handle(let request):
                 let shot = OneShot<HTTPResponse>()
-                loop.withLock { _ in handler.handle(request, responder: HTTPResponder(shot: shot, receivedAt: receivedAt)) }
+                loop.withLock { _ in handler.handle(request, responder: HTTPResponder(shot: shot, receivedAt: receivedAt, tally: nil)) }
                 let response = try await Self.value(of: shot, timeout: timeout, whileWaiting: { phases.handlerWillAnswerLater() })
                 phases.answered()
                 return answer(response, head)

@@ -8,7 +8,7 @@ import Testing
 /// the preferences, one preference, the defaults, the state or a session is answered on the
 /// event loop while the handler runs, its connection never suspended; a write waits for the
 /// writer. Counted by the server itself (``HTTPServer/answersMadeOffTheLoop``).
-@Suite("Read path: reads answered on the event loop")
+@Suite("Read path: reads answered on the event loop", .overSockets("counts the answers made off the event loop's thread, which only the socket server has"))
 struct ReadPathAPITests {
     @Test("GETs of every per-profile resource are answered without waiting for another thread; a write waits for the writer")
     func readsNeverWait() async throws {
