@@ -8,6 +8,9 @@
 #include <stdarg.h>
 #include <microhttpd.h>
 #include <unistd.h>
+#include <errno.h>
+#include <sys/ioctl.h>
+#include <linux/sockios.h>
 #include <sys/syscall.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
@@ -87,6 +90,22 @@ static inline int cmhd_response_unframed(struct MHD_Response *response)
 static inline ssize_t cmhd_send_nonblocking(int fd, const void *bytes, size_t count)
 {
     return send(fd, bytes, count, MSG_DONTWAIT | MSG_NOSIGNAL);
+}
+
+/* Bytes the socket still holds unsent or unacknowledged (SIOCOUTQ), or -1. */
+static inline int cmhd_unsent_bytes(int fd)
+{
+    int unsent = 0;
+    return ioctl(fd, SIOCOUTQ, &unsent) == 0 ? unsent : -1;
+}
+
+/* send() without blocking or SIGPIPE: the bytes sent, 0 when the socket would block (nothing
+   sent), or -1 on any other error (the peer left). */
+static inline ssize_t cmhd_send_or_would_block(int fd, const void *bytes, size_t count)
+{
+    ssize_t sent = send(fd, bytes, count, MSG_DONTWAIT | MSG_NOSIGNAL);
+    if (sent >= 0) return sent;
+    return (errno == EAGAIN || errno == EWOULDBLOCK) ? 0 : -1;
 }
 
 /* Values libmicrohttpd keeps for the current request (header fields, cookies, query arguments):

@@ -113,6 +113,9 @@ public final class HTTPServer: Sendable {
     /// Answers so far that a handler made on another thread than the event loop's (a store's
     /// writer or reader, a task); those made on the loop while the handler ran are not counted.
     public var answersMadeOffTheLoop: Int { core.answerTally.offLoop.load(ordering: .relaxed) }
+    /// Pieces of streamed bodies (events, heartbeats) sent straight to the client while the
+    /// stream's connection was suspended, without waking the event loop (``SuspendedStreamSocket``).
+    public var directStreamSends: Int { core.directSends.count.load(ordering: .relaxed) }
     /// Open TCP connections right now.
     public var openConnections: Int { core.openConnections.load(ordering: .relaxed) }
     /// Requests received and not yet completed (including deferred ones).

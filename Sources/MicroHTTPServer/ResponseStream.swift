@@ -62,6 +62,18 @@ public final class ResponseStream: Sendable {
                 cut = !wake(&state)
                 return false
             }
+            if state.suspended, state.pending.count == state.readOffset, !bytes.isEmpty {
+                switch connection.sendWhileSuspended(bytes) {
+                case .sent:
+                    return true
+                case .failed:
+                    state.aborted = .disconnected
+                    wake(&state)  // the reader answers "abort" and libmicrohttpd closes the connection
+                    return false
+                case .notSent:
+                    break
+                }
+            }
             state.pending.append(contentsOf: bytes)
             wake(&state)
             return true
@@ -178,4 +190,22 @@ public final class ResponseStream: Sendable {
 protocol StreamConnection: Sendable {
     func suspend()
     func resume()
+    /// Sends `bytes` as the stream's next piece of body straight to the client, while the
+    /// connection is suspended and nothing is queued (see ``SuspendedStreamSocket``).
+    func sendWhileSuspended(_ bytes: [UInt8]) -> DirectSend
+}
+
+extension StreamConnection {
+    func sendWhileSuspended(_ bytes: [UInt8]) -> DirectSend { .notSent }
+}
+
+/// What became of a direct send (``StreamConnection/sendWhileSuspended(_:)``).
+enum DirectSend {
+    /// All of it is on its way: the connection stays suspended, the event loop never woke.
+    case sent
+    /// None of it went (the socket's buffer is full, or this connection cannot send directly):
+    /// queue it, and resume the connection, as without direct sends.
+    case notSent
+    /// The client left, or only part went out (the body's framing is broken): end the stream.
+    case failed
 }

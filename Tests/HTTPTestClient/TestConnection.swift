@@ -127,7 +127,9 @@ public final class TestConnection: @unchecked Sendable {
             return nil
         }
         let data = try readExactly(size)
-        _ = try readLine()
+        // The chunk's data ends with CRLF and nothing else: anything more is broken framing.
+        let end = try readLine()
+        guard end.isEmpty else { throw TestClientError.malformed("chunk of \(size) bytes followed by '\(end.prefix(40))'") }
         return data
     }
 

@@ -25,6 +25,8 @@ final class RequestContext: @unchecked Sendable {
     /// The answer went out on the raw socket (a 408, or a refusal libmicrohttpd made itself):
     /// drop the connection on MHD's next call for it.
     var cutOff = false
+    /// Whether the request line said HTTP/1.1 (libmicrohttpd then frames a streamed body in chunks).
+    var isHTTP11 = false
 
     init(connection: ConnectionHandle, rawPath: String, targetRejection: HTTPRejection?, limits: RequestPhases.Limits) {
         self.connection = connection

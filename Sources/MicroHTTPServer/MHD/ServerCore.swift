@@ -26,6 +26,8 @@ final class ServerCore: @unchecked Sendable {
     /// Requests between their request line and MHD's completion notice.
     let requestsInFlight = Atomic<Int>(0)
     let openConnections = Atomic<Int>(0)
+    /// Pieces of streamed bodies sent while their connection was suspended (``SuspendedStreamSocket``).
+    let directSends = DirectSendCount()
     /// Counts the answers made on another thread than the event loop's.
     let answerTally = AnswerTally()
     /// Set once shutdown begins: answers carry `Connection: close` from then on.
@@ -160,6 +162,7 @@ final class ServerCore: @unchecked Sendable {
             query: context.targetRejection == nil ? MHDValues.query(of: connection) : [],
             headers: headers, remoteAddress: peer?.remoteAddress, receivedAt: context.receivedAt,
             rawPath: context.rawPath)
+        context.isHTTP11 = strcmp(version, "HTTP/1.1") == 0
         let refusal = transportRefusal(context, headers: headers, method: method, version: version)
         if workarounds.contains(.keepRoomForAnswer),
            let tight = PoolRoom.refusal(of: connection, headers: headers, configuration: configuration) {
@@ -277,7 +280,10 @@ final class ServerCore: @unchecked Sendable {
             return MHDResponse.queueHeadOfStream(status: response.status, headers: response.headers,
                                                  on: context.connection.pointer)
         case .stream(let start):
-            let stream = ResponseStream(connection: context.connection,
+            let socket = SuspendedStreamSocket(
+                connection: context.connection, socket: PeerInfo.of(context.connection.pointer)?.socket ?? -1,
+                chunked: context.isHTTP11 && !closing && !response.headers.contains("Connection"), sends: directSends)
+            let stream = ResponseStream(connection: socket,
                                         maxBufferedBytes: configuration.maxBufferedStreamBytes,
                                         id: makeID(), requestCut: { [weak self] id in self?.requestCut(of: id) })
             registry.withLock { $0.streams[stream.id] = stream }
@@ -307,7 +313,12 @@ final class ServerCore: @unchecked Sendable {
             return registry.cuts.compactMap { registry.streams[$0] }
         }
         for stream in cut {
-            guard let connection = stream.connection as? ConnectionHandle else { continue }
+            let connection: ConnectionHandle
+            switch stream.connection {
+            case let socket as SuspendedStreamSocket: connection = socket.connection
+            case let handle as ConnectionHandle: connection = handle
+            default: continue
+            }
             if let peer = PeerInfo.of(connection.pointer), peer.socket >= 0 { cmhd_shutdown_socket(peer.socket) }
         }
     }
