@@ -93,8 +93,11 @@ final class PreferenceMirror: Sendable {
             new.pending = state.pending
             var change = MirrorChange()
             change.reloaded = true
-            let keys = Set(state.keys.keys).union(new.keys.keys).union(state.registered.map(\.name)).union(new.registered.map(\.name))
-            for key in keys.sorted() where state.value(forKey: key) != new.value(forKey: key) || state.keys[key] != new.keys[key] {
+            let keys = Set(state.keys.keys).union(new.keys.keys).union(state.registered.map { KeyBytes($0.name) })
+                .union(new.registered.map { KeyBytes($0.name) })
+            for bytes in keys.sorted() {
+                let key = bytes.string
+                guard state.value(forKey: key) != new.value(forKey: key) || state.keys[bytes] != new.keys[bytes] else { continue }
                 change.keys.append(key)
                 if MirrorState.fontKeys.contains(key) && state.value(forKey: key) != new.value(forKey: key) { change.refreshed = true }
             }
@@ -148,7 +151,7 @@ final class PreferenceMirror: Sendable {
         var change = MirrorChange()
         for (key, old) in zip(keys, before) {
             let value = state.value(forKey: key)
-            guard value != old, !change.keys.contains(key) else { continue }
+            guard value != old, !change.keys.contains(where: { $0.sameBytes(as: key) }) else { continue }
             change.keys.append(key)
             if MirrorState.fontKeys.contains(key) { change.refreshed = true }
             if let value { values.object.set(value.propertyListValue, forKey: key) } else { values.object.removeObject(forKey: key) }
