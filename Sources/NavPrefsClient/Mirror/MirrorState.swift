@@ -58,6 +58,14 @@ struct MirrorState: Sendable, Equatable {
         keys[KeyBytes(key)]?.stored ?? registered.first { $0.name.sameBytes(as: key) }?.value
     }
 
+    /// Whether the mirror holds another key that Swift's `String` calls equal to `key` (`café`
+    /// NFC and NFD): a `UserDefaults` suite on Linux keeps one entry for both.
+    func hasCanonicalTwin(of key: String) -> Bool {
+        func twin(_ name: String) -> Bool { name == key && !name.sameBytes(as: key) }
+        return keys.keys.contains { twin($0.string) } || registered.contains { twin($0.name) }
+            || pending.contains { $0.effect.keys(registered: []).contains(where: twin) }
+    }
+
     /// The default registered for `key`, queued registrations included.
     func registeredValue(forKey key: String) -> JSON? {
         for (_, effect) in pending.reversed() {
