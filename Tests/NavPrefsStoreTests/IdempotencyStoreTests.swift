@@ -129,6 +129,32 @@ struct IdempotencyStoreTests {
         }
     }
 
+    @Test("issue 21: 48 concurrent keyed writes of one token over six profiles all commit, and the token's cap holds after",
+          arguments: StoreKind.testCases)
+    func keysPerTokenUnderConcurrency(kind: StoreKind) async throws {
+        var settings = StoreSettings()
+        settings.maxIdempotencyKeysPerToken = 8
+        try await withStore(kind, settings) { store, database in
+            let outcomes = try await withThrowingTaskGroup(of: IdempotentOutcome.self) { group in
+                for index in 0..<48 {
+                    group.addTask {
+                        let p = profile("busy-\(index % 6)")
+                        return try await store.perform(.counter(.increment(.one), of: p, if: nil),
+                                                       remembering: IdempotentRequest(profile: p, key: "k\(index)", fingerprint: "f", token: "t"),
+                                                       answer: Self.counterAnswer)
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(outcomes.allSatisfy { if case .performed = $0 { true } else { false } })
+            // Rows another transaction held were skipped, not waited for: the next write trims them.
+            _ = try await store.perform(.counter(.increment(.one), of: profile("busy-0"), if: nil),
+                                        remembering: IdempotentRequest(profile: profile("busy-0"), key: "last", fingerprint: "f", token: "t"),
+                                        answer: Self.counterAnswer)
+            #expect(try Self.recordCount(database, where: "token = 't'") == 8)
+        }
+    }
+
     @Test("issue 21: a database from before the token column migrates; its keys still replay, new ones record their token",
           arguments: StoreKind.testCases)
     func tokenColumnMigration(kind: StoreKind) async throws {
