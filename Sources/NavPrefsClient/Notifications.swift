@@ -80,7 +80,7 @@ final class Announcer: Sendable {
                          sender: RemoteDefaults) -> (@Sendable () -> Void)? {
         let current = observers.withLock { Array($0.values) }
         for change in changes {
-            for observer in current where observer.key == nil || observer.key == change.key { observer.continuation.yield(change) }
+            for observer in current where observer.key.map({ $0.sameBytes(as: change.key) }) ?? true { observer.continuation.yield(change) }
         }
         guard refreshed || !changes.isEmpty else { return nil }
         let center = self.center, keys = changes.map(\.key), sender = Shared(sender)

@@ -32,21 +32,22 @@ public final class RemoteDefaults: Sendable {
 
     // MARK: Reads (UserDefaults' getters)
 
-    /// Runs `getter` on the mirror suite when the profile has a value for `key`, else answers `absent`.
-    private func read<T>(_ key: String, absent: T, _ getter: (UserDefaults) -> T) -> T {
-        core.mirror.read { state, values in state.value(forKey: key) == nil ? absent : getter(values) }
+    /// Runs `getter` on the mirror suite when the profile has a value for `key`, else answers
+    /// `absent` (``PreferenceMirror/foundationRead(_:_:)``: the key it gets may be another).
+    private func read<T>(_ key: String, absent: T, _ getter: (UserDefaults, String) -> T) -> T {
+        core.mirror.foundationRead(key, getter) ?? absent
     }
 
-    public func object(forKey key: String) -> Any? { read(key, absent: nil) { $0.object(forKey: key) } }
-    public func string(forKey key: String) -> String? { read(key, absent: nil) { $0.string(forKey: key) } }
-    public func array(forKey key: String) -> [Any]? { read(key, absent: nil) { $0.array(forKey: key) } }
-    public func dictionary(forKey key: String) -> [String: Any]? { read(key, absent: nil) { $0.dictionary(forKey: key) } }
-    public func stringArray(forKey key: String) -> [String]? { read(key, absent: nil) { $0.stringArray(forKey: key) } }
-    public func integer(forKey key: String) -> Int { read(key, absent: 0) { $0.integer(forKey: key) } }
-    public func float(forKey key: String) -> Float { read(key, absent: 0) { $0.float(forKey: key) } }
-    public func double(forKey key: String) -> Double { read(key, absent: 0) { $0.double(forKey: key) } }
-    public func bool(forKey key: String) -> Bool { read(key, absent: false) { $0.bool(forKey: key) } }
-    public func url(forKey key: String) -> URL? { read(key, absent: nil) { $0.url(forKey: key) } }
+    public func object(forKey key: String) -> Any? { read(key, absent: nil) { $0.object(forKey: $1) } }
+    public func string(forKey key: String) -> String? { read(key, absent: nil) { $0.string(forKey: $1) } }
+    public func array(forKey key: String) -> [Any]? { read(key, absent: nil) { $0.array(forKey: $1) } }
+    public func dictionary(forKey key: String) -> [String: Any]? { read(key, absent: nil) { $0.dictionary(forKey: $1) } }
+    public func stringArray(forKey key: String) -> [String]? { read(key, absent: nil) { $0.stringArray(forKey: $1) } }
+    public func integer(forKey key: String) -> Int { read(key, absent: 0) { $0.integer(forKey: $1) } }
+    public func float(forKey key: String) -> Float { read(key, absent: 0) { $0.float(forKey: $1) } }
+    public func double(forKey key: String) -> Double { read(key, absent: 0) { $0.double(forKey: $1) } }
+    public func bool(forKey key: String) -> Bool { read(key, absent: false) { $0.bool(forKey: $1) } }
+    public func url(forKey key: String) -> URL? { read(key, absent: nil) { $0.url(forKey: $1) } }
 
     /// The value exactly as the profile holds it (`1` and `1.0` apart), `nil` when it has none.
     public func value(forKey key: String) -> JSON? { core.mirror.read { state, _ in state.value(forKey: key) } }

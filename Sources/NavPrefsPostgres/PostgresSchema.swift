@@ -113,6 +113,12 @@ enum PostgresSchema {
             UPDATE sessions SET updated_at = created_at;
             CREATE INDEX sessions_by_update ON sessions (updated_at);
             """),
+        (5, "idempotency keys remember the access token that made them (a cap per token)", """
+            -- The id of the access token that made the keyed write; NULL in the open mode, and
+            -- for keys recorded before this version (they expire within the idempotency window).
+            ALTER TABLE idempotency_keys ADD COLUMN token text;
+            CREATE INDEX idempotency_keys_by_token ON idempotency_keys (token, created_at) WHERE token IS NOT NULL;
+            """),
     ]
 
     static var latestVersion: Int { migrations.last?.version ?? 0 }

@@ -16,6 +16,10 @@ enum PostgresStatements: SQLDialect {
     /// session, on any instance, wait for each other.
     static let forUpdate = " FOR UPDATE"
 
+    /// Rows another transaction holds are left out: a step that tidies rows of other profiles
+    /// (the cap per token) never waits for their writes.
+    static let forUpdateSkipLocked = " FOR UPDATE SKIP LOCKED"
+
     static let applyCounter = """
         WITH current AS (
             SELECT CASE WHEN s.value IS NOT NULL THEN (s.value::json #>> '{}')::bigint

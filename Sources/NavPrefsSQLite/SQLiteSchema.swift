@@ -135,6 +135,12 @@ enum SQLiteSchema {
             UPDATE sessions SET updated_at = created_at;
             CREATE INDEX sessions_by_update ON sessions (updated_at);
             """),
+        (8, "idempotency keys remember the access token that made them (a cap per token)", """
+            -- The id of the access token that made the keyed write; NULL in the open mode, and
+            -- for keys recorded before this version (they expire within the idempotency window).
+            ALTER TABLE idempotency_keys ADD COLUMN token TEXT;
+            CREATE INDEX idempotency_keys_by_token ON idempotency_keys (token, created_at) WHERE token IS NOT NULL;
+            """),
     ]
 
     static var latestVersion: Int { migrations.last?.version ?? 0 }

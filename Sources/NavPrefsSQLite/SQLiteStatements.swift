@@ -14,6 +14,7 @@ enum SQLiteStatements: SQLDialect {
 
     /// Nothing: the writer is the only writer, so its transaction is exclusive already.
     static let forUpdate = ""
+    static let forUpdateSkipLocked = ""
 
     static let applyCounter = """
         WITH current AS (

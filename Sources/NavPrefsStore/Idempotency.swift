@@ -12,11 +12,17 @@ public struct IdempotentRequest: Sendable, Hashable {
     public let key: String
     /// A digest of everything that makes a retry the same request.
     public let fingerprint: String
+    /// The id of the access token that made the request (`nil` in the open mode, where no
+    /// token is needed): its records count against ``StoreLimits/maxIdempotencyKeysPerToken``,
+    /// whichever profiles they are in. The token is not part of the request's identity: a
+    /// retry sent with another token of the profile still finds the key.
+    public let token: String?
 
-    public init(profile: ProfileName, key: String, fingerprint: String) {
+    public init(profile: ProfileName, key: String, fingerprint: String, token: String? = nil) {
         self.profile = profile
         self.key = key
         self.fingerprint = fingerprint
+        self.token = token
     }
 }
 

@@ -101,4 +101,41 @@ struct IdempotencyAPITests {
             #expect(events.integer(at: "/lastEventId") == 3, "create, push, delete: three events")
         }
     }
+
+    @Test("issue 21: a keyed write records its token; an admin token spreading keys over profiles keeps its 1,024 newest")
+    func capPerToken() async throws {
+        try await withApp { app in
+            let admin = try await app.makeToken()
+            let auth = [("Authorization", "Bearer \(admin.token)")]
+            // 1,030 keyed increments over five profiles: 206 each, within a profile's 256, beyond the token's 1,024.
+            for index in 0..<1_030 {
+                let key = "spread-" + String(index + 10_000)
+                let response = try await app.request("POST", "/v1/profiles/spread-\(index % 5)/counter/increment",
+                                                     headers: auth + [("Idempotency-Key", key)])
+                try #require(response.status == 200)
+            }
+            let database = app.directory.appendingPathComponent("navprefs.sqlite").path
+            let rows = try runToEnd("/usr/bin/sqlite3", [database, "SELECT count(*), count(DISTINCT token), min(token) FROM idempotency_keys"],
+                                    environment: [:])
+            #expect(rows.output == "1024|1|\(admin.id)\n")
+            let newest = try await app.request("POST", "/v1/profiles/spread-4/counter/increment",
+                                               headers: auth + [("Idempotency-Key", "spread-11029")])
+            #expect(newest.header("Idempotent-Replayed") == "true")
+            let oldest = try await app.request("POST", "/v1/profiles/spread-0/counter/increment",
+                                               headers: auth + [("Idempotency-Key", "spread-10000")])
+            #expect(oldest.status == 200)
+            #expect(oldest.header("Idempotent-Replayed") == nil, "the token's oldest key was forgotten: its retry ran again")
+            #expect(try await app.request("GET", "/v1/profiles/spread-0/counter", headers: auth).int("value") == 207)
+        }
+    }
+
+    @Test("issue 21: in the open mode keyed writes record no token; only the cap per profile applies")
+    func openModeHasNoToken() async throws {
+        try await withApp { app in
+            #expect(try await app.request("POST", "/v1/profiles/ana/counter/increment", headers: [("Idempotency-Key", "open-1")]).status == 200)
+            let database = app.directory.appendingPathComponent("navprefs.sqlite").path
+            let rows = try runToEnd("/usr/bin/sqlite3", [database, "SELECT key, token IS NULL FROM idempotency_keys"], environment: [:])
+            #expect(rows.output == "open-1|1\n")
+        }
+    }
 }

@@ -1,5 +1,8 @@
 import Foundation
+import HTTPTestClient
 import NavPrefsCore
+@testable import NavPrefsPostgres
+@testable import NavPrefsSQLite
 @testable import NavPrefsStore
 import Testing
 
@@ -68,6 +71,127 @@ struct IdempotencyStoreTests {
                 return
             }
         }
+    }
+
+    /// Rows of `idempotency_keys` matching `condition`, read behind the store's back.
+    static func recordCount(_ database: TestDatabase, where condition: String) throws -> Int64 {
+        let sql = "SELECT count(*) FROM idempotency_keys WHERE \(condition)"
+        switch database.kind {
+        case .sqlite:
+            return try #require(Int64(try sqlite3(database.path, sql).trimmingCharacters(in: .whitespacesAndNewlines)))
+        case .postgres:
+            return try #require(try PostgresConnection(url: database.url).queryFirst(sql)?.int64(0))
+        }
+    }
+
+    @Test("issue 21: a token keeps its newest keys over all its profiles, the oldest going first; other tokens' and tokenless keys stay",
+          arguments: StoreKind.testCases)
+    func keysPerTokenBounded(kind: StoreKind) async throws {
+        var settings = StoreSettings()
+        settings.maxIdempotencyKeysPerToken = 8
+        try await withStore(kind, settings) { store, database in
+            func keyed(_ p: ProfileName, _ key: String, token: String?) async throws -> IdempotentOutcome {
+                try await store.perform(.counter(.increment(.one), of: p, if: nil),
+                                        remembering: IdempotentRequest(profile: p, key: key, fingerprint: "f", token: token),
+                                        answer: Self.counterAnswer)
+            }
+            let open = profile("open")
+            _ = try await keyed(open, "no-token", token: nil)
+            _ = try await keyed(open, "other-token", token: "t2")
+            // Twelve keys of token t1 over four profiles, three each, made one after the other.
+            let profiles = (0..<4).map { profile("spread-\($0)") }
+            var made: [(ProfileName, String)] = []
+            for index in 0..<12 {
+                try await Task.sleep(for: .milliseconds(2))  // keys made within one millisecond tie on time
+                let p = profiles[index % 4]
+                _ = try await keyed(p, "k\(index)", token: "t1")
+                made.append((p, "k\(index)"))
+            }
+            #expect(try Self.recordCount(database, where: "token = 't1'") == 8)
+            #expect(try Self.recordCount(database, where: "token IS NULL") == 1)
+            #expect(try Self.recordCount(database, where: "token = 't2'") == 1)
+            // The eight newest replay, in whichever profile they are (a replay records nothing).
+            for (p, key) in made.suffix(8) {
+                guard case .replayed = try await keyed(p, key, token: "t1") else { Issue.record("\(key) was forgotten"); return }
+            }
+            // Keys of no token and of another token are still remembered.
+            guard case .replayed = try await keyed(open, "no-token", token: nil),
+                  case .replayed = try await keyed(open, "other-token", token: "t2")
+            else { Issue.record("a key of another token, or of none, was forgotten"); return }
+            // The oldest of t1 went: its retry runs as a new request.
+            let (oldestProfile, oldestKey) = made[0]
+            guard case .performed = try await keyed(oldestProfile, oldestKey, token: "t1") else {
+                Issue.record("the token's oldest key beyond its cap was still remembered")
+                return
+            }
+            #expect(try await store.counter(of: oldestProfile).counter.value == 4)
+            #expect(try Self.recordCount(database, where: "token = 't1'") == 8)
+        }
+    }
+
+    @Test("issue 21: 48 concurrent keyed writes of one token over six profiles all commit, and the token's cap holds after",
+          arguments: StoreKind.testCases)
+    func keysPerTokenUnderConcurrency(kind: StoreKind) async throws {
+        var settings = StoreSettings()
+        settings.maxIdempotencyKeysPerToken = 8
+        try await withStore(kind, settings) { store, database in
+            let outcomes = try await withThrowingTaskGroup(of: IdempotentOutcome.self) { group in
+                for index in 0..<48 {
+                    group.addTask {
+                        let p = profile("busy-\(index % 6)")
+                        return try await store.perform(.counter(.increment(.one), of: p, if: nil),
+                                                       remembering: IdempotentRequest(profile: p, key: "k\(index)", fingerprint: "f", token: "t"),
+                                                       answer: Self.counterAnswer)
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(outcomes.allSatisfy { if case .performed = $0 { true } else { false } })
+            // Rows another transaction held were skipped, not waited for: the next write trims them.
+            _ = try await store.perform(.counter(.increment(.one), of: profile("busy-0"), if: nil),
+                                        remembering: IdempotentRequest(profile: profile("busy-0"), key: "last", fingerprint: "f", token: "t"),
+                                        answer: Self.counterAnswer)
+            #expect(try Self.recordCount(database, where: "token = 't'") == 8)
+        }
+    }
+
+    @Test("issue 21: a database from before the token column migrates; its keys still replay, new ones record their token",
+          arguments: StoreKind.testCases)
+    func tokenColumnMigration(kind: StoreKind) async throws {
+        let database = try await onOwnThread { try TestDatabase(kind) }
+        defer { database.remove() }
+        // The schema as the previous release left it, with a key recorded then.
+        switch kind {
+        case .sqlite:
+            let connection = try SQLiteConnection(path: database.path, readOnly: false)
+            try connection.execute("PRAGMA journal_mode = WAL")
+            try SQLiteSchema.migrate(connection, upTo: SQLiteSchema.latestVersion - 1)
+            try connection.execute("""
+                INSERT INTO idempotency_keys (profile, key, fingerprint, created_at, status, headers, body)
+                VALUES ('old', 'k-old', 'f1', CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER), 200,
+                        '[["ETag","\\"1\\""]]', '{"value":1,"eventId":1}')
+                """)
+        case .postgres:
+            let connection = try PostgresConnection(url: database.url)
+            try PostgresSchema.migrate(connection, upTo: PostgresSchema.latestVersion - 1)
+            try connection.execute("""
+                INSERT INTO idempotency_keys (profile, key, fingerprint, created_at, status, headers, body)
+                VALUES ('old', 'k-old', 'f1', floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint, 200,
+                        '[["ETag","\\"1\\""]]', '{"value":1,"eventId":1}')
+                """)
+        }
+        let store = try await onOwnThread { try database.open() }
+        let p = profile("old")
+        let replay = try await store.perform(.counter(.increment(.one), of: p, if: nil), remembering: Self.request(p, "k-old"),
+                                             answer: Self.counterAnswer)
+        #expect(replay == .replayed(RecordedAnswer(status: 200, headers: [.init(name: "ETag", value: "\"1\"")],
+                                                   body: "{\"value\":1,\"eventId\":1}")))
+        _ = try await store.perform(.counter(.increment(.one), of: p, if: nil),
+                                    remembering: IdempotentRequest(profile: p, key: "k-new", fingerprint: "f1", token: "tok-1"),
+                                    answer: Self.counterAnswer)
+        await store.close()
+        #expect(try Self.recordCount(database, where: "token IS NULL AND key = 'k-old'") == 1)
+        #expect(try Self.recordCount(database, where: "token = 'tok-1' AND key = 'k-new'") == 1)
     }
 
     @Test("issue 21: a large answer is recorded as its summary (status, fields, short scalars); the writer still gets it whole",

@@ -38,6 +38,7 @@ struct StoreSettings: Sendable {
     /// PostgreSQL: connections per store (small, so parallel tests stay under max_connections).
     var poolSize = 3
     var idempotencyWindow: Duration = .seconds(86_400)
+    var maxIdempotencyKeysPerToken = StoreLimits().maxIdempotencyKeysPerToken
     var sessionIdleExpiry: Duration = .seconds(30 * 86_400)
     /// What the store may do to its database (the service's part by default).
     var access = StoreAccess.service
@@ -74,9 +75,11 @@ struct TestDatabase: Sendable {
 
     /// Opens (starts) a store on this database.
     func open(_ settings: StoreSettings = StoreSettings()) throws -> any Store {
+        var limits = StoreLimits(maxPreferencesPerProfile: settings.maxPreferencesPerProfile, maxSessionsPerProfile: settings.maxSessionsPerProfile,
+                                 idempotencyWindow: settings.idempotencyWindow, sessionIdleExpiry: settings.sessionIdleExpiry)
+        limits.maxIdempotencyKeysPerToken = settings.maxIdempotencyKeysPerToken
         let policy = StorePolicy(
-            limits: StoreLimits(maxPreferencesPerProfile: settings.maxPreferencesPerProfile, maxSessionsPerProfile: settings.maxSessionsPerProfile,
-                                idempotencyWindow: settings.idempotencyWindow, sessionIdleExpiry: settings.sessionIdleExpiry),
+            limits: limits,
             retention: EventRetention(count: settings.eventRetentionCount, age: settings.eventRetentionAge),
             pruneInterval: settings.pruneInterval)
         let store: any Store

@@ -4,6 +4,9 @@
 - Idempotency-Key amplification: a profile holding 15 values of 60 KB, then 40 keyed `PATCH`es
   of about ten bytes each. Before the fix the database grew by 37.8 MB (every answer, which holds
   every value, recorded whole); now the records are bounded (a summary beyond 64 KiB).
+- An admin token spreading keyed writes over many profiles: 1,100 keyed increments over 50
+  profiles (22 each, far within a profile's 256 keys) leave the token's 1,024 newest records;
+  its oldest key is forgotten (its retry runs again), its newest replays.
 - The quota: a server started with --profile-quota-bytes 150000 refuses the write that would
   cross it with 409 quota-exceeded, and the profile still reads what it held.
 - `navprefs import` of a file naming a profile `ESC ] 0 ; ... BEL ESC [ 31 m`: its error
@@ -60,6 +63,35 @@ def amplification(service):
     print(f"abuse: replay of amp-39: {replay.status} {replay.header('Idempotent-Replayed')} {replay.body[:120]!r}")
     checks["a replay gets the recorded summary"] = (replay.status == 200 and replay.header("Idempotent-Replayed") == "true"
                                                      and b'"summarized":true' in replay.body)
+    return checks
+
+
+def token_spread(service, token, profiles=50, writes=1_100, cap=1_024):
+    port, checks = service.port, {}
+    auth = [("Authorization", f"Bearer {token}")]
+    statuses = set()
+    for index in range(writes):
+        answer = rawhttp.request(port, "POST", f"/v1/profiles/spread-{index % profiles}/counter/increment",
+                                 auth + [("Idempotency-Key", f"spread-{index:05d}")])
+        statuses.add(answer.status)
+    path = service.database.removeprefix("sqlite:")
+    rows = subprocess.run(["sqlite3", path, "SELECT count(*), count(DISTINCT token), count(DISTINCT profile) FROM idempotency_keys"],
+                          capture_output=True, text=True, timeout=30).stdout.strip()
+    records, tokens, spread = (int(part) for part in rows.split("|"))
+    page = json.loads(rawhttp.request(port, "GET", "/v1/profiles?limit=1000", auth).body)
+    storage = sum(p["storageBytes"] for p in page["profiles"] if p["name"].startswith("spread-"))
+    newest = rawhttp.request(port, "POST", f"/v1/profiles/spread-{(writes - 1) % profiles}/counter/increment",
+                             auth + [("Idempotency-Key", f"spread-{writes - 1:05d}")])
+    oldest = rawhttp.request(port, "POST", "/v1/profiles/spread-0/counter/increment", auth + [("Idempotency-Key", "spread-00000")])
+    print(f"abuse: one admin token, {writes} keyed increments over {profiles} profiles: statuses {sorted(statuses)}; "
+          f"{records} records kept ({tokens} token, in {spread} profiles; the cap per token is {cap}), the profiles' storage "
+          f"{storage} bytes; retry of the newest key: {newest.status} replayed={newest.header('Idempotent-Replayed')}, "
+          f"of the oldest: {oldest.status} replayed={oldest.header('Idempotent-Replayed')}")
+    checks[f"{writes} keyed writes of one admin token over {profiles} profiles are answered 200"] = statuses == {200}
+    checks[f"they leave the token's {cap} newest records (was one per write, {writes})"] = records == cap and tokens == 1
+    checks["the newest key replays"] = newest.status == 200 and newest.header("Idempotent-Replayed") == "true"
+    checks["the oldest key was forgotten: its retry runs as a new request"] = (oldest.status == 200
+                                                                              and oldest.header("Idempotent-Replayed") is None)
     return checks
 
 

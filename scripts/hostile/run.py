@@ -11,8 +11,8 @@ play by the rules. Each part starts a server of its own on a fresh SQLite file:
   fuzz       a seeded fuzzer over every route of openapi.yaml for --fuzz-seconds: no 5xx, no
              hang, no crash, healthy at the end (default 60 s)
   crash      kill -9 under 16 concurrent writers, three rounds: no acknowledged write lost (~20 s)
-  abuse      Idempotency-Key amplification, the per-profile quota, control characters in what
-             `navprefs import` prints (issue 21) (~5 s)
+  abuse      Idempotency-Key amplification, an admin token's keys spread over 50 profiles, the
+             per-profile quota, control characters in what `navprefs import` prints (issue 21) (~10 s)
 
 Usage: run.py NAVPREFS_BINARY [--only PART,PART] [--seed N] [--fuzz-seconds S] [--replay W:I]
 Timing-bound (slowloris): run it on a machine nothing else loads. Loopback only; every server it
@@ -95,6 +95,9 @@ def main():
                     service, _ = fresh("abuse")
                     found = abuse.amplification(service.start())
                     found[f"navprefs exits 0 on SIGTERM after the amplification"] = service.stop() == 0
+                    service, token = fresh("spread", token=True)
+                    found.update(abuse.token_spread(service.start(), token))
+                    found[f"navprefs exits 0 on SIGTERM after the token's spread"] = service.stop() == 0
                     service, _ = fresh("quota")
                     found.update(abuse.quota(service.start(extra=["--profile-quota-bytes", "150000"])))
                     found.update(abuse.terminal(binary, scratch))

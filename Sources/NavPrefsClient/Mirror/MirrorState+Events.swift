@@ -14,7 +14,7 @@ struct MirrorChange: Sendable {
     var isEmpty: Bool { keys.isEmpty && !refreshed && navigation.isEmpty && !reloaded }
 
     mutating func formUnion(_ other: MirrorChange) {
-        for key in other.keys where !keys.contains(key) { keys.append(key) }
+        for key in other.keys where !keys.contains(where: { $0.sameBytes(as: key) }) { keys.append(key) }
         refreshed = refreshed || other.refreshed
         navigation += other.navigation
         reloaded = reloaded || other.reloaded
@@ -49,10 +49,10 @@ extension MirrorState {
         case "preference":
             if case .object(let defaults)? = data["defaults"] {
                 guard version > defaultsVersion else { break }
-                let touched = Set(registered.map(\.name)).union(defaults.map(\.name))
+                let touched = Set(registered.map { KeyBytes($0.name) }).union(defaults.map { KeyBytes($0.name) })
                 registered = defaults
                 defaultsVersion = version
-                for key in touched.sorted() where keys[key]?.stored == nil { change.keys.append(key) }
+                for key in touched.sorted() where keys[key]?.stored == nil { change.keys.append(key.string) }
             } else if let key = data["key"]?.stringValue {
                 let removed = data["removed"]?.boolValue == true
                 apply(key: key, stored: removed ? nil : data["value"], version: version, into: &change)
@@ -68,8 +68,8 @@ extension MirrorState {
     }
 
     private mutating func apply(key: String, stored: JSON?, version: Int64, into change: inout MirrorChange) {
-        guard version > keys[key]?.version ?? 0 else { return }
-        keys[key] = Key(stored: stored, version: version)
+        guard version > keys[KeyBytes(key)]?.version ?? 0 else { return }
+        keys[KeyBytes(key)] = Key(stored: stored, version: version)
         change.keys.append(key)
         if Self.fontKeys.contains(key) { change.refreshed = true }
     }

@@ -13,7 +13,7 @@ extension MirrorState {
             .init("preferencesVersion", .integer(preferencesVersion)),
             .init("defaultsVersion", .integer(defaultsVersion)),
             .init("keys", .object(keys.sorted { $0.key < $1.key }.map { key, state in
-                .init(key, .object([.init("stored", state.stored ?? .null), .init("version", .integer(state.version))]))
+                .init(key.string, .object([.init("stored", state.stored ?? .null), .init("version", .integer(state.version))]))
             })),
             .init("registered", .object(registered)),
             .init("sessions", .array(sessions.map(\.json))),
@@ -33,7 +33,7 @@ extension MirrorState {
         defaultsVersion = json["defaultsVersion"]?.int64Value ?? 0
         for member in keys {
             let stored = member.value["stored"].flatMap { stored -> JSON? in stored == .null ? JSON?.none : stored }
-            self.keys[member.name] = Key(stored: stored, version: member.value["version"]?.int64Value ?? 0)
+            self.keys[KeyBytes(member.name)] = Key(stored: stored, version: member.value["version"]?.int64Value ?? 0)
         }
         self.registered = registered
         self.sessions = sessions.compactMap(Session.init(json:))
@@ -56,7 +56,7 @@ extension MirrorState {
             guard let value = member.value["value"], let version = member.value["version"]?.int64Value else {
                 throw .invalidResponse("preference '\(member.name)' without value or version")
             }
-            keys[member.name] = Key(stored: member.value["source"]?.stringValue == "stored" ? value : nil, version: version)
+            keys[KeyBytes(member.name)] = Key(stored: member.value["source"]?.stringValue == "stored" ? value : nil, version: version)
         }
         self.sessions = sessions.compactMap(Session.init(json:))
     }

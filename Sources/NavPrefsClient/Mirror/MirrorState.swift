@@ -35,7 +35,8 @@ struct MirrorState: Sendable, Equatable {
     /// The version of the whole set of values and defaults (a multi-key write's `If-Match`).
     var preferencesVersion: Int64 = 0
     var defaultsVersion: Int64 = 0
-    var keys: [String: Key] = [:]
+    /// By their bytes, as the server keeps them (``KeyBytes``): `café` NFC and NFD are two keys.
+    var keys: [KeyBytes: Key] = [:]
     /// The registered defaults, in registration order.
     var registered: [JSON.Member] = []
     var sessions: [Session] = []
@@ -47,33 +48,50 @@ struct MirrorState: Sendable, Equatable {
     func value(forKey key: String) -> JSON? {
         guard !pending.isEmpty else { return serverValue(forKey: key) }
         let registered = registeredValue(forKey: key)
-        var stored = keys[key]?.stored
+        var stored = keys[KeyBytes(key)]?.stored
         for (_, effect) in pending { stored = effect.apply(toStored: stored, key: key, registered: registered) }
         return stored ?? registered
     }
 
     /// What the server holds: the stored value, else the registered default.
     func serverValue(forKey key: String) -> JSON? {
-        keys[key]?.stored ?? registered.first { $0.name == key }?.value
+        keys[KeyBytes(key)]?.stored ?? registered.first { $0.name.sameBytes(as: key) }?.value
+    }
+
+    /// Whether the mirror holds another key that Swift's `String` calls equal to `key` (`café`
+    /// NFC and NFD): a `UserDefaults` suite on Linux keeps one entry for both.
+    func hasCanonicalTwin(of key: String) -> Bool {
+        func twin(_ name: String) -> Bool { name == key && !name.sameBytes(as: key) }
+        return keys.keys.contains { twin($0.string) } || registered.contains { twin($0.name) }
+            || pending.contains { $0.effect.keys(registered: []).contains(where: twin) }
     }
 
     /// The default registered for `key`, queued registrations included.
     func registeredValue(forKey key: String) -> JSON? {
         for (_, effect) in pending.reversed() {
-            if case .defaults(let assignments) = effect, let assignment = assignments.last(where: { $0.key == key }) {
+            if case .defaults(let assignments) = effect, let assignment = assignments.last(where: { $0.key.sameBytes(as: key) }) {
                 return assignment.value
             }
         }
-        return registered.first { $0.name == key }?.value
+        return registered.first { $0.name.sameBytes(as: key) }?.value
     }
 
-    /// Every key with a value, stored over registered, queued writes on top.
-    var merged: [String: JSON] {
-        var names = Set(registered.map(\.name)).union(keys.keys)
-        for (_, effect) in pending { names.formUnion(effect.keys(registered: [])) }
-        var values: [String: JSON] = [:]
-        for name in names { if let value = value(forKey: name) { values[name] = value } }
+    /// Every key with a value, stored over registered, queued writes on top; two spellings of
+    /// one text (`café` NFC and NFD) are two keys.
+    var mergedByBytes: [KeyBytes: JSON] {
+        var names = Set(registered.map { KeyBytes($0.name) }).union(keys.keys)
+        for (_, effect) in pending { names.formUnion(effect.keys(registered: []).map(KeyBytes.init)) }
+        var values: [KeyBytes: JSON] = [:]
+        for name in names { if let value = value(forKey: name.string) { values[name] = value } }
         return values
+    }
+
+    /// ``mergedByBytes`` as a `[String: JSON]`, for `dictionaryRepresentation()` and the values
+    /// suite: a `String` dictionary merges canonically equivalent keys, so of two such spellings
+    /// only the one whose bytes sort last shows there.
+    var merged: [String: JSON] {
+        // Last in byte order first: a duplicate keeps the first's spelling and value together.
+        Dictionary(mergedByBytes.sorted { $1.key < $0.key }.map { ($0.key.string, $0.value) }, uniquingKeysWith: { first, _ in first })
     }
 
     static func == (lhs: MirrorState, rhs: MirrorState) -> Bool {
@@ -87,14 +105,17 @@ struct MirrorState: Sendable, Equatable {
     /// write is sent with `If-None-Match: *`), as the server computes it: the stored value's
     /// write, else the later of its removal and the last change of the defaults.
     func version(ofKey key: String) -> Int64? {
-        if let state = keys[key], state.stored != nil { return state.version }
-        guard registered.contains(where: { $0.name == key }) else { return nil }
-        return max(keys[key]?.version ?? 0, defaultsVersion)
+        let bytes = KeyBytes(key)
+        if let state = keys[bytes], state.stored != nil { return state.version }
+        guard registered.contains(where: { $0.name.sameBytes(as: key) }) else { return nil }
+        return max(keys[bytes]?.version ?? 0, defaultsVersion)
     }
 
     /// Where `key`'s value comes from: `stored`, `registered` or `absent`.
     func source(ofKey key: String) -> String {
-        if keys[key]?.stored != nil || (value(forKey: key) != nil && value(forKey: key) != registeredValue(forKey: key)) { return "stored" }
-        return registered.contains { $0.name == key } ? "registered" : "absent"
+        if keys[KeyBytes(key)]?.stored != nil || (value(forKey: key) != nil && value(forKey: key) != registeredValue(forKey: key)) {
+            return "stored"
+        }
+        return registered.contains { $0.name.sameBytes(as: key) } ? "registered" : "absent"
     }
 }

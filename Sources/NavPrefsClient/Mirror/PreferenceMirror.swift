@@ -17,6 +17,12 @@ final class PreferenceMirror: Sendable {
     /// persisted together, by ``flush()``).
     private let dirty = Locked(false)
     private static let stateKey = "mirror"
+    #if !canImport(Darwin)
+        /// A suite holding one value at a time, for Foundation's getters of a key the values
+        /// suite cannot keep apart from another spelling (``foundationRead(_:_:)``).
+        private let scratch: Shared<UserDefaults>
+        private static let scratchKey = "value"
+    #endif
 
     /// Opens the mirror kept under `suiteName` for `profile` of `server`; a mirror persisted for
     /// another server or profile under that name is discarded.
@@ -29,6 +35,12 @@ final class PreferenceMirror: Sendable {
         self.suiteName = suiteName
         self.values = Shared(values)
         self.store = Shared(store)
+        #if !canImport(Darwin)
+            guard let scratch = UserDefaults(suiteName: suiteName + ".navprefs-exact") else {
+                throw .invalidArgument("UserDefaults refuses the suite name '\(suiteName)'")
+            }
+            self.scratch = Shared(scratch)
+        #endif
         var loaded = MirrorState(server: server, profile: profile)
         if let text = store.string(forKey: Self.stateKey), let json = try? JSON(parsing: text),
            let persisted = MirrorState(persisted: json), persisted.server == server, persisted.profile == profile {
@@ -42,6 +54,26 @@ final class PreferenceMirror: Sendable {
     /// moment of the mirror.
     func read<Result>(_ body: (MirrorState, UserDefaults) -> Result) -> Result {
         state.withLock { body($0, values.object) }
+    }
+
+    /// Runs Foundation's `getter` for `key` (the getter and the key to ask it for), `nil` when
+    /// the profile has no value for `key`. It reads the values suite, but on Linux a suite keeps
+    /// one entry for two canonically equivalent keys (`café` NFC and NFD; Apple's compares code
+    /// units): for a key the mirror holds another spelling of, it reads a suite holding only
+    /// `key`'s value, so each spelling gets its own answer, with Foundation's coercions.
+    func foundationRead<T>(_ key: String, _ getter: (UserDefaults, String) -> T) -> T? {
+        state.withLock { state in
+            guard let value = state.value(forKey: key) else { return nil }
+            #if !canImport(Darwin)
+                if state.hasCanonicalTwin(of: key) {
+                    let suite = scratch.object
+                    suite.set(value.propertyListValue, forKey: Self.scratchKey)
+                    defer { suite.removeObject(forKey: Self.scratchKey) }
+                    return getter(suite, Self.scratchKey)
+                }
+            #endif
+            return getter(values.object, key)
+        }
     }
 
     /// Changes the state with `body`, writes the keys it reports to the values suite, and
@@ -93,8 +125,11 @@ final class PreferenceMirror: Sendable {
             new.pending = state.pending
             var change = MirrorChange()
             change.reloaded = true
-            let keys = Set(state.keys.keys).union(new.keys.keys).union(state.registered.map(\.name)).union(new.registered.map(\.name))
-            for key in keys.sorted() where state.value(forKey: key) != new.value(forKey: key) || state.keys[key] != new.keys[key] {
+            let keys = Set(state.keys.keys).union(new.keys.keys).union(state.registered.map { KeyBytes($0.name) })
+                .union(new.registered.map { KeyBytes($0.name) })
+            for bytes in keys.sorted() {
+                let key = bytes.string
+                guard state.value(forKey: key) != new.value(forKey: key) || state.keys[bytes] != new.keys[bytes] else { continue }
                 change.keys.append(key)
                 if MirrorState.fontKeys.contains(key) && state.value(forKey: key) != new.value(forKey: key) { change.refreshed = true }
             }
@@ -148,7 +183,7 @@ final class PreferenceMirror: Sendable {
         var change = MirrorChange()
         for (key, old) in zip(keys, before) {
             let value = state.value(forKey: key)
-            guard value != old, !change.keys.contains(key) else { continue }
+            guard value != old, !change.keys.contains(where: { $0.sameBytes(as: key) }) else { continue }
             change.keys.append(key)
             if MirrorState.fontKeys.contains(key) { change.refreshed = true }
             if let value { values.object.set(value.propertyListValue, forKey: key) } else { values.object.removeObject(forKey: key) }
@@ -161,6 +196,9 @@ final class PreferenceMirror: Sendable {
         state.withLock { state in
             state = MirrorState(server: state.server, profile: state.profile)
             values.object.removePersistentDomain(forName: suiteName)
+            #if !canImport(Darwin)
+                scratch.object.removePersistentDomain(forName: suiteName + ".navprefs-exact")
+            #endif
             store.object.removePersistentDomain(forName: suiteName + ".navprefs-state")
         }
     }

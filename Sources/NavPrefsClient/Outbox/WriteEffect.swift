@@ -34,7 +34,7 @@ enum WriteEffect: Sendable, Equatable {
     func apply(toStored stored: JSON?, key: String, registered: JSON?) -> JSON? {
         switch self {
         case .values(let assignments):
-            guard let assignment = assignments.last(where: { $0.key == key }) else { return stored }
+            guard let assignment = assignments.last(where: { $0.key.sameBytes(as: key) }) else { return stored }
             return assignment.value
         case .defaults:
             return stored  // a default shows where nothing is stored; the mirror reads it

@@ -11,8 +11,9 @@ import NavPrefsStore
 /// this route renders, all in the write's transaction
 /// (``Store/perform(_:remembering:answer:)``): a retry within the window gets that answer again
 /// (status, body, `ETag`, `Location`) with `Idempotent-Replayed: true`, and changes nothing,
-/// on whichever instance it lands. The key is kept per profile; a retry is "the same request"
-/// when its method, path, query, `If-Match`, `If-None-Match` and body are.
+/// on whichever instance it lands. The key is kept per profile, and counted against the cap of
+/// the access token that sent it (none in the open mode); a retry is "the same request" when its
+/// method, path, query, `If-Match`, `If-None-Match` and body are.
 enum IdempotentWrites {
     static let header = "Idempotency-Key"
 
@@ -23,7 +24,9 @@ enum IdempotentWrites {
         guard let key = try key(of: request.http) else {
             return .pending { reply in store.perform(write) { reply($0.map(answer)) } }
         }
-        let remembered = IdempotentRequest(profile: profile, key: key, fingerprint: fingerprint(of: request.http))
+        // The token's id, not the profile, bounds what an admin token's keys add up to.
+        let remembered = IdempotentRequest(profile: profile, key: key, fingerprint: fingerprint(of: request.http),
+                                           token: request.caller.tokenID)
         let instance = request.http.path
         return .pending { reply in
             store.perform(write, remembering: remembered, answer: { recorded(answer($0)) }) { outcome in

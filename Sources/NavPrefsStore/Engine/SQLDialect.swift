@@ -10,6 +10,9 @@ public protocol SQLDialect {
     /// What ends a `SELECT` whose rows stay locked until the transaction ends (empty where a
     /// write transaction is exclusive already).
     static var forUpdate: String { get }
+    /// Like ``forUpdate``, but rows another transaction holds are left out rather than waited
+    /// for (empty where a write transaction is exclusive already).
+    static var forUpdateSkipLocked: String { get }
     /// The dialect's ``StoreStatement/applyCounter``: standard SQL cannot read a JSON number.
     static var applyCounter: String { get }
     /// The dialect's ``StoreStatement/appendEvent`` (PostgreSQL also notifies other instances).
@@ -149,10 +152,10 @@ extension StoreStatement {
         case .claimIdempotencyKey:
             // The claim is written with no answer (status 0); the same transaction records it.
             """
-            INSERT INTO idempotency_keys (profile, key, fingerprint, created_at, status, headers, body)
-            VALUES ($1, $2, $3, \(dialect.now), 0, '[]', '')
+            INSERT INTO idempotency_keys (profile, key, fingerprint, created_at, status, headers, body, token)
+            VALUES ($1, $2, $3, \(dialect.now), 0, '[]', '', $5)
             ON CONFLICT (profile, key) DO UPDATE SET fingerprint = excluded.fingerprint, created_at = excluded.created_at,
-                status = 0, headers = '[]', body = ''
+                status = 0, headers = '[]', body = '', token = excluded.token
             WHERE idempotency_keys.created_at < excluded.created_at - $4
             RETURNING 1
             """
@@ -172,6 +175,17 @@ extension StoreStatement {
             """
             DELETE FROM idempotency_keys WHERE profile = $1 AND key IN
                 (SELECT key FROM idempotency_keys WHERE profile = $1 ORDER BY created_at DESC, key DESC LIMIT 16 OFFSET $2)
+            """
+        case .trimIdempotencyKeysOfToken:
+            // Run after each claim, like the trim per profile, but it reaches other profiles'
+            // rows, which their own writes may hold: on PostgreSQL those are skipped, never waited
+            // for (a wait on another profile's row, from a group commit that takes profile locks
+            // in byte order, could close a cycle), so a busy moment may keep a few more than the
+            // cap until the token's next keyed write.
+            """
+            DELETE FROM idempotency_keys WHERE (profile, key) IN
+                (SELECT profile, key FROM idempotency_keys WHERE token = $1
+                 ORDER BY created_at DESC, profile DESC, key DESC LIMIT 16 OFFSET $2\(dialect.forUpdateSkipLocked))
             """
         case .profileUsage:
             "SELECT " + usageSum(in: dialect, profile: "$1")

@@ -102,9 +102,9 @@ public enum StoreStatement: Sendable, Hashable, CaseIterable {
 
     // MARK: Idempotency keys
 
-    /// (profile, key, fingerprint, window in ms) → one row when the key is claimed by this
-    /// transaction: new, or older than the window and taken over. A key claimed by another
-    /// transaction that has not ended makes this wait for it (PostgreSQL).
+    /// (profile, key, fingerprint, window in ms, token id or null) → one row when the key is
+    /// claimed by this transaction: new, or older than the window and taken over. A key claimed
+    /// by another transaction that has not ended makes this wait for it (PostgreSQL).
     case claimIdempotencyKey
     /// (profile, key) → fingerprint, status, headers (a JSON array of [name, value]), body.
     case idempotentAnswer
@@ -114,6 +114,9 @@ public enum StoreStatement: Sendable, Hashable, CaseIterable {
     case pruneIdempotencyKeys
     /// (profile, keep): deletes the profile's keys beyond its `keep` newest (a few per call).
     case trimIdempotencyKeys
+    /// (token id, keep): deletes the keys the token made, in any profile, beyond its `keep`
+    /// newest (a few per call); rows another transaction holds are left to a later call.
+    case trimIdempotencyKeysOfToken
 
     // MARK: Quotas
 

@@ -111,6 +111,12 @@ public struct StoreLimits: Sendable, Equatable {
     /// with it then runs as a new request). With ``maxRecordedAnswerBytes`` this bounds what
     /// keyed writes can add to a profile's storage, whatever the client sends.
     public var maxIdempotencyKeysPerProfile = 256
+    /// Keys remembered per access token at most, over every profile it wrote to; beyond it the
+    /// oldest the token made is forgotten first. An admin token may write to any profile, so
+    /// without it the bound per profile would multiply by the number of profiles. 1,024: four
+    /// profiles' worth, at most 64 MiB of records (``maxRecordedAnswerBytes`` each). Writes
+    /// without a token (the open mode) have only the bound per profile.
+    public var maxIdempotencyKeysPerToken = 1_024
     /// The largest answer body recorded whole under a key; a larger one (a `PATCH` answer holds
     /// every value of the profile) is recorded as its summary (``RecordedAnswer/bounded(maxBodyBytes:)``).
     /// 64 KiB: every answer but those listing a profile's large values replays byte for byte,

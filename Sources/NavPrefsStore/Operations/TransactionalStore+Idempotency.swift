@@ -9,7 +9,10 @@ import NavPrefsCore
 /// commits or rolls back; it then finds the first answer, or claims the key itself if the first
 /// was refused. SQLite's single writer orders them the same way. Only accepted writes are
 /// recorded: a refused one (412, 409...) changed nothing, so its retry is evaluated afresh.
-/// A key older than ``StoreLimits/idempotencyWindow`` counts as unused and is pruned.
+/// A key older than ``StoreLimits/idempotencyWindow`` counts as unused and is pruned. Beyond
+/// that, a profile keeps its ``StoreLimits/maxIdempotencyKeysPerProfile`` newest keys and a
+/// token the ``StoreLimits/maxIdempotencyKeysPerToken`` newest it made, over all profiles; the
+/// oldest go first.
 extension TransactionalStore {
     public func perform<Value: Sendable>(_ write: StoreWrite<Value>, remembering request: IdempotentRequest,
                                          answer: @escaping @Sendable (Value) -> RecordedAnswer,
@@ -23,6 +26,10 @@ extension TransactionalStore {
             let recorded = answer(outcome.value)
             try IdempotencySteps.record(recorded.bounded(maxBodyBytes: limits.maxRecordedAnswerBytes), for: request, in: transaction)
             try transaction.run(.trimIdempotencyKeys, .text(request.profile.rawValue), .integer(Int64(limits.maxIdempotencyKeysPerProfile)))
+            // An admin token may write to every profile: its keys are capped across them too.
+            if let token = request.token {
+                try transaction.run(.trimIdempotencyKeysOfToken, .text(token), .integer(Int64(limits.maxIdempotencyKeysPerToken)))
+            }
             // Records count in the profile's storage. A write of fixed size (a keyed increment)
             // skips the check: its record is bounded (maxRecordedAnswerBytes, and the oldest of
             // maxIdempotencyKeysPerProfile goes), and the next growing write counts it.
@@ -48,7 +55,7 @@ enum IdempotencySteps {
         -> IdempotentOutcome? {
         let profile = StatementValue.text(request.profile.rawValue), key = StatementValue.text(request.key)
         if try transaction.firstRow(.claimIdempotencyKey, profile, key, .text(request.fingerprint),
-                                    .integer(window.clockMilliseconds)) != nil {
+                                    .integer(window.clockMilliseconds), request.token.map(StatementValue.text) ?? .null) != nil {
             return nil
         }
         guard let row = try transaction.firstRow(.idempotentAnswer, profile, key) else {
