@@ -28,17 +28,33 @@ final class TCPProxy: Sendable {
         /// Pumps that have returned; the second closes both sockets, so that neither pump can
         /// write to a descriptor number the system has given to something else meanwhile.
         let finished = Atomic<Int>(0)
+        /// Whether the sockets are closed; held across every shutdown and the close, so that a
+        /// cut never shuts down a descriptor number the system has reused (before, a cut from
+        /// the test's thread could land after both pumps had closed, on the test's own next
+        /// connection: "connection closed by server" with the server never having seen it).
+        private let descriptors = Mutex(false)
 
         init(client: Int32, upstream: Int32) {
             self.client = client
             self.upstream = upstream
         }
 
-        /// Ends both sides (wakes the pumps blocked in recv); each pump closes its own side.
+        /// Ends both sides (wakes the pumps blocked in recv); the second pump to return closes them.
         func sever() {
-            guard !cut.exchange(true, ordering: .acquiringAndReleasing) else { return }
-            shutdown(client, Int32(SHUT_RDWR))
-            shutdown(upstream, Int32(SHUT_RDWR))
+            descriptors.withLock { closed in
+                guard !closed, !cut.exchange(true, ordering: .acquiringAndReleasing) else { return }
+                shutdown(client, Int32(SHUT_RDWR))
+                shutdown(upstream, Int32(SHUT_RDWR))
+            }
+        }
+
+        func closeSockets() {
+            descriptors.withLock { closed in
+                guard !closed else { return }
+                closed = true
+                Glibc.close(client)
+                Glibc.close(upstream)
+            }
         }
     }
 
@@ -121,10 +137,7 @@ final class TCPProxy: Sendable {
         var buffer = [UInt8](repeating: 0, count: 16_384)
         defer {
             link.sever()
-            if link.finished.add(1, ordering: .acquiringAndReleasing).newValue == 2 {
-                Glibc.close(link.client)
-                Glibc.close(link.upstream)
-            }
+            if link.finished.add(1, ordering: .acquiringAndReleasing).newValue == 2 { link.closeSockets() }
         }
         while !link.cut.load(ordering: .acquiring) {
             let count = recv(source, &buffer, buffer.count, 0)

@@ -1,6 +1,7 @@
 #if os(Linux)
     import Foundation
     import Glibc
+    import Synchronization
 
     /// One TCP connection (with TLS on top when the URL says `https`), read and written with
     /// blocking calls on the thread that owns it: a connection waiting for bytes costs nothing,
@@ -10,11 +11,13 @@
     /// Every pointer and file descriptor of the library's HTTP is in this type and ``TLSSession``.
     ///
     /// Safety (`@unchecked Sendable`): `descriptor` never changes; ``interrupt()`` (any thread)
-    /// only calls `shutdown(2)`, which is thread-safe, and the descriptor is closed only by
-    /// ``close()``, which the owning thread calls once, after its last read or write.
+    /// only calls `shutdown(2)`, which is thread-safe, and never after ``close()`` (one lock), which
+    /// the owning thread calls once, after its last read or write.
     final class SocketChannel: @unchecked Sendable {
         private let descriptor: Int32
         private let tls: TLSSession?
+        /// Whether ``close()`` ran (see ``interrupt()``).
+        private let closed = Mutex(false)
 
         /// Connects to `url`'s host and port (resolving the name), within `timeout`.
         init(url: URL, timeout: Duration, tls context: @autoclosure () throws(NavPrefsError) -> TLSContext) throws(NavPrefsError) {
@@ -90,14 +93,24 @@
         }
 
         /// Wakes a blocked read or send from another thread (they then fail or see the end).
-        func interrupt() { _ = shutdown(descriptor, Int32(SHUT_RDWR)) }
+        /// Under the same lock as ``close()``: once the descriptor is closed its number may
+        /// belong to another socket of the process, which a late interrupt must never shut down.
+        func interrupt() {
+            closed.withLock { closed in
+                if !closed { _ = shutdown(descriptor, Int32(SHUT_RDWR)) }
+            }
+        }
 
         /// Closes the connection; call once, after the last read or write. No TLS close_notify is
         /// sent (writing it could raise SIGPIPE on a thread that is not the library's, such as
         /// the one releasing the connection pool); every answer is framed by HTTP, so nothing
         /// relies on it.
         func close() {
-            Glibc.close(descriptor)
+            closed.withLock { closed in
+                guard !closed else { return }
+                closed = true
+                Glibc.close(descriptor)
+            }
         }
 
         private static func lastError() -> String { String(cString: strerror(errno)) }
