@@ -89,7 +89,7 @@ final class EventLoop: @unchecked Sendable {
             if quiesceRequested.exchange(false, ordering: .acquiringAndReleasing) {
                 listenSocket.store(MHD_quiesce_daemon(daemon), ordering: .releasing)
             }
-            // Bounded wait (maxEventLoopWait, 50 ms by default): a safety net, since resumes,
+            // Bounded wait (maxEventLoopWait, 250 ms by default): a safety net, since resumes,
             // quiesce and stop all signal the waker; costs nothing measurable while idle.
             cmhd_loop_wait(daemon, loopDescriptor, waker.descriptor, maxWaitMilliseconds)
             // Resumes from now on must signal again; those before are handled by this run.
