@@ -9,6 +9,7 @@
 #include <microhttpd.h>
 #include <unistd.h>
 #include <errno.h>
+#include <time.h>
 #include <sys/ioctl.h>
 #include <linux/sockios.h>
 #include <sys/syscall.h>
@@ -141,6 +142,15 @@ static inline void cmhd_shutdown_socket(int fd) { (void) shutdown(fd, SHUT_RDWR)
 /* The kernel id of the calling thread (glibc declares gettid() only under _GNU_SOURCE), so that
    tests can read the event-loop thread's CPU time from /proc/self/task/<tid>/stat. */
 static inline int32_t cmhd_current_thread_id(void) { return (int32_t) syscall(SYS_gettid); }
+
+/* CLOCK_MONOTONIC in nanoseconds: a plain integer for checks that run per connection several
+   times a second (ContinuousClock.Instant is resilient, so each copy goes through the runtime). */
+static inline int64_t cmhd_monotonic_ns(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (int64_t) now.tv_sec * 1000000000 + now.tv_nsec;
+}
 
 /* In external-epoll mode (no MHD thread), MHD_resume_connection() from another thread does not
    wake MHD_run_wait() before its timeout (measured: every resumed request waited the full 50 ms).

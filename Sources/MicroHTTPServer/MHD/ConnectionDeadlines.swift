@@ -14,13 +14,31 @@ final class PeerInfo {
         case body(since: ContinuousClock.Instant, context: RequestContext)
         /// The application has the request, or a response is being sent: no deadline.
         case busy
+
+        /// For ``PeerInfo/waitingSince``: set when the phase is (each phase starts now).
+        var waiting: (since: Int64, body: Bool) {
+            switch self {
+            case .headers: (cmhd_monotonic_ns(), false)
+            case .body: (cmhd_monotonic_ns(), true)
+            case .busy: (0, false)
+            }
+        }
     }
 
     let id: Int
     let remoteAddress: String?
     /// The connection's socket, or -1 if MHD could not tell (it then has no deadlines).
     let socket: Int32
-    var phase: Phase
+    var phase: Phase {
+        didSet { (waitingSince, waitingForBody) = phase.waiting }
+    }
+    /// Since when (``cmhd_monotonic_ns()``) the connection waits for the client, 0 while busy,
+    /// and whether for a body: what the deadline check reads for each of thousands of
+    /// connections several times a second, as plain integers. Copying the phase (an enum with a
+    /// payload) and `ContinuousClock.Instant` (resilient) went through the runtime for every
+    /// peer: the largest cost of an idle server holding 10,000 streams (perf, bench/README.md).
+    private(set) var waitingSince: Int64
+    private(set) var waitingForBody = false
     /// The request in progress on this connection, from its request line to MHD's completion
     /// notice (``LibraryRefusals`` looks for the one MHD refuses).
     var request: RequestContext?
@@ -30,6 +48,7 @@ final class PeerInfo {
         remoteAddress = cmhd_client_address(connection).flatMap(SocketAddress.text(of:))
         socket = cmhd_connection_fd(connection)
         phase = .headers(since: .now)
+        waitingSince = cmhd_monotonic_ns()
     }
 
     /// The peer of `connection`, from its socket context.
@@ -42,7 +61,8 @@ final class PeerInfo {
 /// The header and body deadlines (``ServerConfiguration/headerTimeout``, ``ServerConfiguration/bodyTimeout``).
 ///
 /// libmicrohttpd 0.9.75 has only an idle timer, which a client sending one byte a second never
-/// trips (measured: `LimitsTests`). So the event loop checks, a few times a second, every
+/// trips (measured: `LimitsTests`). So the event loop checks, once a second (a quarter of the
+/// shortest deadline when that is shorter), every
 /// connection that is waiting for headers or a body, and cuts those past their deadline by
 /// shutting their socket down: MHD then reads end-of-stream and closes the connection itself,
 /// on its own thread, as for any client that leaves. A late body is first answered 408 (see
@@ -52,16 +72,17 @@ final class PeerInfo {
 final class ConnectionDeadlines: @unchecked Sendable {
     private var peers: [Int: PeerInfo] = [:]
     private var nextCheck = ContinuousClock.now
-    private let headerTimeout: Duration
-    private let bodyTimeout: Duration
+    /// The timeouts in nanoseconds; 0: none.
+    private let headerTimeoutNanoseconds: Int64
+    private let bodyTimeoutNanoseconds: Int64
     /// How often the loop looks; a deadline is enforced at most this late.
     private let checkInterval: Duration
 
     init(headerTimeout: Duration, bodyTimeout: Duration) {
-        self.headerTimeout = headerTimeout
-        self.bodyTimeout = bodyTimeout
+        headerTimeoutNanoseconds = max(0, headerTimeout.nanoseconds)
+        bodyTimeoutNanoseconds = max(0, bodyTimeout.nanoseconds)
         let shortest = [headerTimeout, bodyTimeout].filter { $0 > .zero }.min() ?? .seconds(1)
-        checkInterval = min(.milliseconds(250), shortest / 4)
+        checkInterval = min(.seconds(1), shortest / 4)
     }
 
     /// Every open connection with a known socket.
@@ -82,18 +103,23 @@ final class ConnectionDeadlines: @unchecked Sendable {
         guard now >= nextCheck else { return }
         nextCheck = now + checkInterval
         var late: [(PeerInfo, PeerInfo.Phase)] = []
-        for peer in peers.values {
-            let isLate: Bool
-            switch peer.phase {
-            case .headers(let since): isLate = headerTimeout > .zero && now - since > headerTimeout
-            case .body(let since, _): isLate = bodyTimeout > .zero && now - since > bodyTimeout
-            case .busy: isLate = false
-            }
-            if isLate {
+        let nowNanoseconds = cmhd_monotonic_ns()
+        for peer in peers.values where peer.waitingSince != 0 {
+            let timeout = peer.waitingForBody ? bodyTimeoutNanoseconds : headerTimeoutNanoseconds
+            if timeout > 0 && nowNanoseconds - peer.waitingSince > timeout {
                 late.append((peer, peer.phase))
                 peer.phase = .busy
             }
         }
         for (peer, phase) in late { expired(peer, phase) }
+    }
+}
+
+extension Duration {
+    /// The duration in whole nanoseconds (saturating).
+    var nanoseconds: Int64 {
+        let (seconds, attoseconds) = components
+        let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        return overflow ? (seconds < 0 ? .min : .max) : whole &+ attoseconds / 1_000_000_000
     }
 }

@@ -326,7 +326,7 @@ final class ServerCore: @unchecked Sendable {
     // MARK: - Deadlines
 
     /// Cuts the connections past their header or body deadline; called by the event loop after
-    /// each run of MHD (it checks a few times a second at most).
+    /// each run of MHD (it checks once a second at most).
     func enforceDeadlines() {
         deadlines.check(now: .now) { peer, phase in
             if case .body(_, let context) = phase, case .receiving = context.phases.phase {

@@ -178,8 +178,17 @@ final class EventHub: Sendable {
         let frame = SSEFrame.comment("heartbeat")
         let now = StreamClock.now()
         let quiet = limits.heartbeat.nanoseconds - heartbeatTick.nanoseconds
-        let all = registry.withLock { $0.byProfile.values.flatMap { $0.values } }
-        for subscriber in all where !subscriber.heartbeat(frame, at: now, ifQuietFor: quiet) {
+        // Only the streams due, collected in plain loops: with 10,000 idle streams, a flatMap
+        // over every profile's streams each round was the idle server's largest cost (perf:
+        // 30 ms/s, most of it in the runtime's enum handling of the unspecialised iteration).
+        let due: [Subscriber] = registry.withLock { registry in
+            var due: [Subscriber] = []
+            for streams in registry.byProfile.values {
+                for subscriber in streams.values where subscriber.isQuiet(at: now, for: quiet) { due.append(subscriber) }
+            }
+            return due
+        }
+        for subscriber in due where !subscriber.heartbeat(frame, at: now, ifQuietFor: quiet) {
             remove(subscriber)
         }
     }

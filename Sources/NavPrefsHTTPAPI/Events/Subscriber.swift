@@ -110,6 +110,11 @@ final class Subscriber: Sendable {
     /// the stream is gone, or if it never started (its request failed or its client left
     /// before the answer was queued). A busy stream is left alone: its next event notices a
     /// client that went away.
+    /// Whether nothing was written for `idle` nanoseconds (a heartbeat is due).
+    func isQuiet(at now: Int64, for idle: Int64) -> Bool {
+        now - lastWrite.load(ordering: .relaxed) >= idle
+    }
+
     func heartbeat(_ frame: [UInt8], at now: Int64, ifQuietFor idle: Int64) -> Bool {
         guard now - lastWrite.load(ordering: .relaxed) >= idle else { return true }
         return state.withLock { state in
