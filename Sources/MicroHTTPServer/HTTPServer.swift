@@ -60,13 +60,7 @@ public final class HTTPServer: Sendable {
     /// stream after what it has queued, and closes the server. Requests still unanswered after
     /// `gracePeriod` get 503. Returns once the listening socket and every connection are closed.
     public func shutdown(gracePeriod: Duration = .seconds(5)) async {
-        let loop: EventLoop? = lifecycle.withLock { lifecycle in
-            guard case .running(let loop) = lifecycle else { return nil }
-            lifecycle = .stopping
-            return loop
-        }
-        guard let loop else { return }
-        core.draining.store(true, ordering: .releasing)
+        guard let loop = beginStopping() else { return }
         loop.quiesce()
         core.finishStreams()
         let clock = ContinuousClock()
@@ -88,15 +82,21 @@ public final class HTTPServer: Sendable {
     /// Stops at once, without the grace period: what ``shutdown(gracePeriod:)`` ends with, when
     /// a request may still have arrived after its last look. For tests of that moment.
     func stopWithoutGrace() {
+        guard let loop = beginStopping() else { return }
+        loop.stop()
+        lifecycle.withLock { $0 = .stopped }
+    }
+
+    /// The running loop, now stopping (answers carry `Connection: close` from here on); `nil`
+    /// when the server is not running.
+    private func beginStopping() -> EventLoop? {
         let loop: EventLoop? = lifecycle.withLock { lifecycle in
             guard case .running(let loop) = lifecycle else { return nil }
             lifecycle = .stopping
             return loop
         }
-        guard let loop else { return }
-        core.draining.store(true, ordering: .releasing)
-        loop.stop()
-        lifecycle.withLock { $0 = .stopped }
+        if loop != nil { core.draining.store(true, ordering: .releasing) }
+        return loop
     }
 
     private var isIdle: Bool {
