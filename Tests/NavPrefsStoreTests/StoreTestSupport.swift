@@ -199,8 +199,18 @@ func step(_ amount: Int64) -> CounterStep {
 }
 
 /// Runs Debian's sqlite3 shell on `path` (an independent reader of the file) and returns its output.
+/// Runs `sql` with the sqlite3 command-line tool on the database at `path`; its standard output.
+/// Waits up to 5 s for a lock the store holds (the tool's default is not to wait at all), and
+/// throws when the tool fails: before, a "database is locked" went to standard error unseen, and
+/// a test went on as if its UPDATE had been made (the periodic session expiry test, which races
+/// the store's pruning every 100 ms, failed that way on a loaded machine).
 func sqlite3(_ path: String, _ sql: String) throws -> String {
-    try runToEnd("/usr/bin/sqlite3", [path, sql], environment: ProcessInfo.processInfo.environment).output
+    let run = try runToEnd("/usr/bin/sqlite3", ["-bail", "-cmd", ".timeout 5000", path, sql],
+                           environment: ProcessInfo.processInfo.environment)
+    guard run.status == 0 else {
+        throw TestClientError.malformed("sqlite3 exited with status \(run.status) on: \(sql.prefix(200)); output: \(run.output)")
+    }
+    return run.output
 }
 
 /// A value tasks of a test share.
