@@ -8,10 +8,10 @@ import CMicroHTTPD
 final class PeerInfo {
     /// Where the connection is, as far as the deadlines care.
     enum Phase {
-        /// Waiting for (the rest of) a request line and header fields, since the given instant.
-        case headers(since: ContinuousClock.Instant)
-        /// Receiving the body admission let come, since the given instant.
-        case body(since: ContinuousClock.Instant, context: RequestContext)
+        /// Waiting for (the rest of) a request line and header fields (since ``PeerInfo/waitingSince``).
+        case headers
+        /// Receiving the body admission let come (since ``PeerInfo/waitingSince``).
+        case body(context: RequestContext)
         /// The application has the request, or a response is being sent: no deadline.
         case busy
 
@@ -47,7 +47,7 @@ final class PeerInfo {
         self.id = id
         remoteAddress = cmhd_client_address(connection).flatMap(SocketAddress.text(of:))
         socket = cmhd_connection_fd(connection)
-        phase = .headers(since: .now)
+        phase = .headers
         waitingSince = cmhd_monotonic_ns()
     }
 

@@ -244,7 +244,7 @@ final class ServerCore: @unchecked Sendable {
     private func startBodyDeadline(_ context: RequestContext) {
         guard context.phases.announcesBody, case .receiving = context.phases.phase else { return }
         if case .length(0) = context.phases.framing { return }
-        PeerInfo.of(context.connection.pointer)?.phase = .body(since: .now, context: context)
+        PeerInfo.of(context.connection.pointer)?.phase = .body(context: context)
     }
 
     /// Writes the handler's answer to `rejection` to the socket itself and cuts the connection
@@ -329,7 +329,7 @@ final class ServerCore: @unchecked Sendable {
     /// each run of MHD (it checks once a second at most).
     func enforceDeadlines() {
         deadlines.check(now: .now) { peer, phase in
-            if case .body(_, let context) = phase, case .receiving = context.phases.phase {
+            if case .body(let context) = phase, case .receiving = context.phases.phase {
                 // MHD 0.9.75 accepts no response while a body is arriving: the handler's answer
                 // (408, or the refusal found already) goes to the socket directly.
                 let rejection = context.phases.bodyDeadlinePassed()
@@ -347,7 +347,7 @@ final class ServerCore: @unchecked Sendable {
     /// the connection now waits for the next request line, under the header deadline again.
     func requestCompleted(_ slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>, on connection: OpaquePointer?) {
         if let connection, let peer = PeerInfo.of(connection) {
-            peer.phase = .headers(since: .now)
+            peer.phase = .headers
             peer.request = nil
         }
         guard let stored = slot.pointee else { return }
