@@ -1,11 +1,21 @@
-# Shared by scripts/serve and scripts/test: make sure Debian packages are installed.
-# As root, missing packages are installed with apt-get; otherwise the exact command is printed.
+# Shared by scripts/serve, scripts/install and scripts/test: make sure Debian packages are installed.
+# As root, missing packages are installed with apt-get; otherwise the exact command is printed and
+# the script stops with status 1. It never fails without saying which packages are missing.
+
+# installed_packages PACKAGE...: prints, one a line, those of the named packages dpkg has installed.
+# dpkg-query exits 1 when any named package is unknown or not installed, and under `set -o
+# pipefail` that status would end the caller before it could name what is missing: the status is
+# read here, and only the listing counts.
+installed_packages() {
+  { dpkg-query -W -f='${Package} ${Status}\n' "$@" 2>/dev/null || true; } |
+    awk '/ install ok installed$/ { sub(/:.*/, "", $1); print $1 }'
+}
 
 ensure_packages() {
   local missing=() package installed
   # One dpkg-query for all of them (scripts/serve runs this at every start: a query per package
   # was a fifth of a second).
-  installed=$'\n'$(dpkg-query -W -f='${Package} ${Status}\n' "$@" 2>/dev/null | awk '/ install ok installed$/ { print $1 }')$'\n'
+  installed=$'\n'$(installed_packages "$@")$'\n'
   for package in "$@"; do
     [[ $installed == *$'\n'"$package"$'\n'* ]] || missing+=("$package")
   done
