@@ -7,8 +7,11 @@ import NavPrefsStore
 /// profile's event sequence, tombstones for removed keys. Timestamps are milliseconds since the
 /// Unix epoch from the database's clock, so several instances agree on the age of an event.
 enum PostgresSchema {
-    /// The key of the advisory lock held while migrating: instances that start together
-    /// migrate one after the other, and the later ones find nothing left to do.
+    /// The key of the advisory lock under which a start probes the database and migrates it:
+    /// instances that start together migrate one after the other, the later ones find nothing
+    /// left to do, and no probe ever sees a migration half done (`navprefs_migrations` created
+    /// but its first version not yet committed, then `profiles` committed: a database that looked
+    /// like another program's).
     static let migrationLock: Int64 = 0x4E50_5246  // "NPRF"
 
     static let migrations: [(version: Int, summary: String, sql: String)] = [
@@ -152,12 +155,23 @@ enum PostgresSchema {
             """)?.int64(0) ?? 0
     }
 
-    /// Brings the database to the latest schema under an advisory lock, each migration in the
-    /// transaction that records it; refuses a database whose schema is newer than this build,
-    /// or that holds tables of another program under NavPrefs' names.
+    /// Runs `body` holding the migration lock: exclusively to probe and then migrate, shared to
+    /// probe only (several readers at once, never beside a migration). Session-level, so it
+    /// spans the migrations' own transactions; released however `body` ends.
+    static func withMigrationLock<T>(_ connection: PostgresConnection, exclusive: Bool, _ body: () throws -> T) throws -> T {
+        let (take, release) = exclusive
+            ? ("SELECT pg_advisory_lock($1)", "SELECT pg_advisory_unlock($1)")
+            : ("SELECT pg_advisory_lock_shared($1)", "SELECT pg_advisory_unlock_shared($1)")
+        try connection.query(take, .integer(migrationLock))
+        defer { _ = try? connection.query(release, .integer(migrationLock)) }
+        return try body()
+    }
+
+    /// Brings the database to the latest schema, each migration in the transaction that records
+    /// it; refuses a database whose schema is newer than this build, or that holds tables of
+    /// another program under NavPrefs' names. The caller holds the migration lock exclusively
+    /// (``withMigrationLock(_:exclusive:_:)``), from its probe on.
     static func migrate(_ connection: PostgresConnection, upTo target: Int = latestVersion) throws {
-        try connection.query("SELECT pg_advisory_lock($1)", .integer(migrationLock))
-        defer { _ = try? connection.query("SELECT pg_advisory_unlock($1)", .integer(migrationLock)) }
         try connection.execute("""
             CREATE TABLE IF NOT EXISTS navprefs_migrations (
                 version    integer     PRIMARY KEY,

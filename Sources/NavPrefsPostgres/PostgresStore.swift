@@ -74,11 +74,15 @@ public final class PostgresStore: TransactionalStore {
         }
         do {
             let connection = try connect()
-            let probe = try PostgresSchema.probe(connection)
-            if let refusal = probe.refusal(for: access, database: "the PostgreSQL database") {
-                throw StoreError.unavailable(reason: refusal)
+            // What the probe saw is what is migrated: no other instance's migration can be in
+            // flight between the two.
+            try PostgresSchema.withMigrationLock(connection, exclusive: access.mayMigrate) {
+                let probe = try PostgresSchema.probe(connection)
+                if let refusal = probe.refusal(for: access, database: "the PostgreSQL database") {
+                    throw StoreError.unavailable(reason: refusal)
+                }
+                if access.mayMigrate && probe.schemaVersion < PostgresSchema.latestVersion { try PostgresSchema.migrate(connection) }
             }
-            if access.mayMigrate && probe.schemaVersion < PostgresSchema.latestVersion { try PostgresSchema.migrate(connection) }
             if access.background { try listener.start(connect: connectListener, sequencer: sequencer) }
         } catch {
             throw Self.storeError(error)
@@ -101,7 +105,8 @@ public final class PostgresStore: TransactionalStore {
     /// - Throws: ``StoreError/unavailable(reason:)`` when it cannot be reached.
     public static func probe(url: String, connectTimeoutSeconds: Int = 5) throws(StoreError) -> StoreProbe {
         do {
-            return try PostgresSchema.probe(try PostgresConnection(url: url, connectTimeoutSeconds: connectTimeoutSeconds, readOnly: true))
+            let connection = try PostgresConnection(url: url, connectTimeoutSeconds: connectTimeoutSeconds, readOnly: true)
+            return try PostgresSchema.withMigrationLock(connection, exclusive: false) { try PostgresSchema.probe(connection) }
         } catch {
             throw storeError(error)
         }

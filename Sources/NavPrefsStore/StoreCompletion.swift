@@ -2,7 +2,7 @@
 /// writer, a reader, a PostgreSQL pool thread) calls it once, with the value or the refusal.
 ///
 /// The request path answers from there directly (one hand-off each way, see
-/// `NavPrefsHTTPAPI`'s `StoreReply`); code that can wait (commands, maintenance, tests) uses the
+/// `NavPrefsHTTPAPI`'s `APIResult.pending`); code that can wait (commands, maintenance, tests) uses the
 /// `async` forms, which wrap this in a continuation.
 public typealias StoreCompletion<Value> = @Sendable (Result<Value, StoreError>) -> Void
 

@@ -197,18 +197,66 @@ struct PostgresStoreTests {
         }
     }
 
-    @Test("instances starting together migrate once, under the advisory lock")
+    /// Issue 30: a probe that ran between another instance's `CREATE TABLE navprefs_migrations`
+    /// and the commit of its first migration saw no version, then `profiles`, and refused the
+    /// database as another program's. Five instances on a new database, twenty times.
+    @Test("instances starting together on a new database all serve, and migrate once, under the advisory lock")
     func concurrentMigrations() async throws {
+        for round in 1...20 {
+            let database = try await onOwnThread { try TestDatabase(.postgres) }
+            defer { database.remove() }
+            let stores = try await withThrowingTaskGroup(of: PostgresStore.self) { group in
+                for _ in 0..<5 { group.addTask { try await onOwnThread { try PostgresStore.started(.init(url: database.url, poolSize: 1)) } } }
+                return try await group.reduce(into: [PostgresStore]()) { $0.append($1) }
+            }
+            for store in stores { #expect(try await store.counter(of: .default) == .fresh(.default), "round \(round)") }
+            let versions = try PostgresConnection(url: database.url).query("SELECT version FROM navprefs_migrations ORDER BY version")
+            #expect(try versions.map { try $0.int64(0) } == PostgresSchema.migrations.map { Int64($0.version) }, "round \(round)")
+            for store in stores { await store.close() }
+        }
+    }
+
+    /// The interleaving behind issue 30's refusal, made certain: another instance holds the
+    /// migration lock and the database shows what a probe spread over two statements could see
+    /// (`navprefs_migrations` with no version yet, `profiles` already there). A starting instance
+    /// waits for the lock before it probes, instead of calling the database another program's.
+    @Test("a start waits for another instance's migration before it probes")
+    func probeWaitsForMigration() async throws {
         let database = try await onOwnThread { try TestDatabase(.postgres) }
         defer { database.remove() }
-        let stores = try await withThrowingTaskGroup(of: PostgresStore.self) { group in
-            for _ in 0..<3 { group.addTask { try await onOwnThread { try PostgresStore.started(.init(url: database.url, poolSize: 1)) } } }
-            return try await group.reduce(into: [PostgresStore]()) { $0.append($1) }
-        }
-        for store in stores { #expect(try await store.counter(of: .default) == .fresh(.default)) }
-        let versions = try PostgresConnection(url: database.url).query("SELECT version FROM navprefs_migrations ORDER BY version")
+        let migrating = try PostgresConnection(url: database.url)
+        try migrating.query("SELECT pg_advisory_lock($1)", .integer(PostgresSchema.migrationLock))
+        try PostgresSchema.migrate(migrating, upTo: 1)
+        try migrating.execute("DELETE FROM navprefs_migrations")
+        let starting = Task { try await onOwnThread { try PostgresStore.started(.init(url: database.url, poolSize: 1)) } }
+        let waited = try await waitForAdvisoryLockWait(in: database)
+        #expect(waited, "the starting instance waits on the migration lock")
+        let first = PostgresSchema.migrations[0]
+        try migrating.query("INSERT INTO navprefs_migrations (version, summary) VALUES ($1, $2)",
+                            .integer(Int64(first.version)), .text(first.summary))
+        try migrating.query("SELECT pg_advisory_unlock($1)", .integer(PostgresSchema.migrationLock))
+        let store = try await starting.value
+        #expect(try await store.counter(of: .default) == .fresh(.default))
+        let versions = try migrating.query("SELECT version FROM navprefs_migrations ORDER BY version")
         #expect(try versions.map { try $0.int64(0) } == PostgresSchema.migrations.map { Int64($0.version) })
-        for store in stores { await store.close() }
+        await store.close()
+    }
+
+    /// Whether a session of `database` comes to wait on an advisory lock within 5 s.
+    private func waitForAdvisoryLockWait(in database: TestDatabase) async throws -> Bool {
+        let deadline = ContinuousClock.now + .seconds(5)
+        while ContinuousClock.now < deadline {
+            var waiting: Int64 = 0
+            try TestDatabase.admin {
+                waiting = try $0.queryFirst("""
+                    SELECT count(*) FROM pg_stat_activity
+                    WHERE datname = '\(database.name)' AND wait_event_type = 'Lock' AND wait_event = 'advisory'
+                    """)?.int64(0) ?? 0
+            }
+            if waiting > 0 { return true }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return false
     }
 
     @Test("a database with tables named like NavPrefs' but no schema version is refused and left alone")

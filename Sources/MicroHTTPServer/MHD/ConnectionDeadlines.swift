@@ -40,7 +40,7 @@ final class PeerInfo {
     private(set) var waitingSince: Int64
     private(set) var waitingForBody = false
     /// The request in progress on this connection, from its request line to MHD's completion
-    /// notice (``LibraryRefusals`` looks for the one MHD refuses).
+    /// notice (`MHD/Workarounds/LibraryRefusals.swift` looks for the one MHD refuses).
     var request: RequestContext?
 
     init(connection: OpaquePointer, id: Int) {

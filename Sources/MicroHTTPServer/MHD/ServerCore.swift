@@ -42,7 +42,7 @@ final class ServerCore: @unchecked Sendable {
     let deadlines: ConnectionDeadlines
     /// Bytes held by request bodies being received, against ``ServerConfiguration/maxBufferedBodyBytes``.
     let bodyBudget: BodyBudget
-    /// The message libmicrohttpd logged just before a refusal of its own (see ``LibraryRefusals``).
+    /// The message libmicrohttpd logged just before a refusal of its own (see ``MHDWorkarounds/answerLibraryRefusals``).
     var lastLibraryMessage = ""
     /// Refusals of libmicrohttpd's own that could not be tied to one connection.
     let unattributedLibraryRefusals = Atomic<Int>(0)

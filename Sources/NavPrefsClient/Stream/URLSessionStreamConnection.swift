@@ -7,7 +7,7 @@
     /// One HTTP request whose answer is read as it arrives, as an `AsyncStream` of chunks, through
     /// a `URLSessionDataDelegate` on a session of its own, which this object ends with
     /// ``cancel()`` or when the answer ends. (On Linux the library reads the stream itself:
-    /// `SocketStreamConnection`.)
+    /// `Stream/SocketStreamConnection.swift`.)
     final class StreamConnection: NSObject, URLSessionDataDelegate, @unchecked Sendable {
         // Safety (`@unchecked Sendable`): `continuation` is immutable and thread-safe; `task` and
         // `session` are guarded by their locks.

@@ -37,7 +37,7 @@ struct MHDWorkarounds: OptionSet, Sendable, Equatable {
     /// MHD's own refusals (an oversized head, a `Cookie` field its pool cannot split, a bad
     /// `Content-Length`, a malformed line) are HTML pages, and when they are found after the
     /// header fields, MHD answers twice on one connection or closes it without an answer. The
-    /// server answers them itself, as problem+json (``LibraryRefusals``).
+    /// server answers them itself, as problem+json (`MHD/Workarounds/LibraryRefusals.swift`).
     static let answerLibraryRefusals = MHDWorkarounds(rawValue: 1 << 7)
     /// MHD's own check for `Host` (`MHD_OPTION_STRICT_FOR_CLIENT`) answers a request without
     /// one with its status line and headers twice; the server checks `Host` itself
