@@ -43,6 +43,8 @@ public struct Configuration: Sendable, Equatable {
     public var eventRetentionCount = EventRetention().count
     public var eventRetentionSeconds = Int(EventRetention().age.components.seconds)
     public var idempotencyWindowSeconds = Int(StoreLimits().idempotencyWindow.components.seconds)
+    public var idempotencyKeysPerProfile = StoreLimits().maxIdempotencyKeysPerProfile
+    public var idempotencyKeysPerToken = StoreLimits().maxIdempotencyKeysPerToken
     /// Bytes one profile may hold (values, defaults, sessions, idempotency records); 0: no quota.
     public var profileQuotaBytes = StoreLimits().profileQuotaBytes
     public var sessionIdleExpirySeconds = Int(StoreLimits().sessionIdleExpiry.components.seconds)
@@ -175,8 +177,9 @@ public enum DatabaseLocation: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    /// `text` with the password of a `scheme://user:password@host/...?password=...` URL, or the
-    /// `password=` value of a keyword connection string, hidden.
+    /// `text` with the password of a `scheme://user:password@host/...?password=...` URL and every
+    /// other secret parameter (`sslpassword=`, ``ConnectionKeywords/secrets``), or those values of a
+    /// keyword connection string, hidden.
     static func redacted(_ text: String) -> String {
         guard let schemeEnd = text.range(of: "://") else { return ConnectionKeywords.redacted(text) }
         var result = String(text[..<schemeEnd.upperBound])
@@ -198,7 +201,8 @@ public enum DatabaseLocation: Sendable, Equatable, CustomStringConvertible {
         var tail = String(rest[authorityEnd...])
         if let query = tail.firstIndex(of: "?") {
             let parameters = tail[tail.index(after: query)...].split(separator: "&", omittingEmptySubsequences: false).map { parameter in
-                parameter.lowercased().hasPrefix("password=") ? "password=***" : String(parameter)
+                guard let equals = parameter.firstIndex(of: "="), ConnectionKeywords.isSecret(parameter[..<equals]) else { return String(parameter) }
+                return parameter[...equals] + "***"
             }
             tail = tail[...query] + parameters.joined(separator: "&")
         }
@@ -298,8 +302,14 @@ struct Setting: Sendable {
         integer("idempotency-window", "IDEMPOTENCY_WINDOW_SECONDS",
                 "seconds a write's Idempotency-Key is remembered: a retry within them gets the first answer", 1...2_592_000,
                 { $0.idempotencyWindowSeconds }, { $0.idempotencyWindowSeconds = $1 }),
+        integer("idempotency-keys-per-profile", "IDEMPOTENCY_KEYS_PER_PROFILE",
+                "Idempotency-Keys one profile remembers at most (the oldest go first): the window holds for a profile taking at most this many keyed writes in it", 16...1_000_000,
+                { $0.idempotencyKeysPerProfile }, { $0.idempotencyKeysPerProfile = $1 }),
+        integer("idempotency-keys-per-token", "IDEMPOTENCY_KEYS_PER_TOKEN",
+                "Idempotency-Keys one access token's writes leave at most, over every profile (the oldest go first)", 16...10_000_000,
+                { $0.idempotencyKeysPerToken }, { $0.idempotencyKeysPerToken = $1 }),
         integer("profile-quota-bytes", "PROFILE_QUOTA_BYTES",
-                "bytes one profile may hold (values, registered defaults, sessions, idempotency records; 0: no quota); a write beyond it is refused with 409", 0...(1 << 40),
+                "bytes one profile may hold (values, registered defaults, sessions, idempotency records; 0: no quota); a write beyond it that grows the profile is refused with 409", 0...(1 << 40),
                 { $0.profileQuotaBytes }, { $0.profileQuotaBytes = $1 }),
         integer("session-idle-expiry", "SESSION_IDLE_EXPIRY_SECONDS",
                 "seconds a navigation session may go unchanged before it is deleted (an expire event is logged)", 1...315_360_000,

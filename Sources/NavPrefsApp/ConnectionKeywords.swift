@@ -1,8 +1,19 @@
+import Foundation
+
 /// libpq's keyword connection strings (`host=a,b port=5432 password='x y'`), only as far as
-/// logging them needs: the value of `password` is replaced by `***`, whatever its quoting, so
+/// logging them needs: the value of every secret parameter (``secrets``) is replaced by `***`, whatever its quoting, so
 /// that a secret given on the command line never reaches a log line or `--help`.
 /// Related libpq documentation: <https://www.postgresql.org/docs/current/libpq-connect.html#LIBPQ-CONNSTRING-KEYWORD-VALUE>
 enum ConnectionKeywords {
+    /// libpq's parameters whose value is a secret: the password, and the passphrase of the
+    /// client's TLS key. (Paths such as `sslkey` or `passfile` name a file, not its content.)
+    static let secrets: Set<String> = ["password", "sslpassword"]
+
+    /// Whether `name`, as written (any case; percent-encoded in a URL), names a secret parameter.
+    static func isSecret(_ name: some StringProtocol) -> Bool {
+        secrets.contains((String(name).removingPercentEncoding ?? String(name)).trimmingCharacters(in: .whitespaces).lowercased())
+    }
+
     static func redacted(_ text: String) -> String {
         var result = ""
         var rest = Substring(text)
@@ -20,7 +31,7 @@ enum ConnectionKeywords {
             rest = rest.dropFirst(spacesAfter.count)
             let value = Self.value(at: rest)
             rest = rest.dropFirst(value.count)
-            let hidden = keyword.trimmingSpaces.lowercased() == "password"
+            let hidden = isSecret(keyword)
             result += keyword + "=" + spacesAfter + (hidden ? "***" : value)
         }
         return result

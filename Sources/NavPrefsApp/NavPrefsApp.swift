@@ -111,6 +111,8 @@ enum StoreChoice {
         var limits = StoreLimits(idempotencyWindow: .seconds(configuration.idempotencyWindowSeconds),
                                  sessionIdleExpiry: .seconds(configuration.sessionIdleExpirySeconds))
         limits.profileQuotaBytes = configuration.profileQuotaBytes
+        limits.maxIdempotencyKeysPerProfile = configuration.idempotencyKeysPerProfile
+        limits.maxIdempotencyKeysPerToken = configuration.idempotencyKeysPerToken
         let policy = StorePolicy(limits: limits,
                                  retention: EventRetention(count: configuration.eventRetentionCount,
                                                            age: .seconds(configuration.eventRetentionSeconds)))

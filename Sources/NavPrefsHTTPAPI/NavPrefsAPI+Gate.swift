@@ -1,4 +1,5 @@
 public import MicroHTTPServer
+import NavPrefsCore
 import NavPrefsStore
 
 /// What every request passes before a route runs, decided from its request line and headers
@@ -51,10 +52,23 @@ extension NavPrefsAPI {
         case .found(let route, let parameters):
             if let refusal = foreignOriginRefusal(head) { return .refuse(refusal, route: route.template) }
             if let refusal = queryOnWriteRefusal(head) { return .refuse(refusal, route: route.template) }
+            if let refusal = repeatedFieldRefusal(head) { return .refuse(refusal, route: route.template) }
             return .pass(route, parameters: parameters, authenticator.decide(method: head.method, template: route.template,
                                                                             parameters: route.parameterNames, values: parameters,
                                                                             head: head))
         }
+    }
+
+    /// Header fields that hold one value, sent more than once: which one counts would be a
+    /// guess (the first? the last?), and a proxy in front may have guessed otherwise, so the
+    /// request is refused, as two `Host` fields are.
+    static let singleValueFields = ["Authorization", "Last-Event-ID", "Idempotency-Key"]
+
+    private func repeatedFieldRefusal(_ head: HTTPRequestHead) -> HTTPResponse? {
+        guard let name = Self.singleValueFields.first(where: { head.headers.values(for: $0).count > 1 }) else { return nil }
+        let error = APIError(.repeatedHeaderField, "\(name) was sent \(head.headers.values(for: name).count) times; send it once.",
+                             extensions: ["field": .string(name)])
+        return error.response(instance: head.path)
     }
 
     /// A write with query arguments: no write takes any, so `increment?by=1000` must not quietly

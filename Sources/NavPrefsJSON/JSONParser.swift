@@ -15,7 +15,8 @@ public struct JSONParseError: Error, Equatable, CustomStringConvertible {
 
 extension JSONValue {
     /// Parses one JSON text strictly (RFC 8259): valid UTF-8, no trailing data, no duplicate
-    /// object keys, no NUL in strings, integers within Int64, finite numbers.
+    /// object keys, no NUL in strings, integers within Int64, finite numbers, and none so small
+    /// that it would read as 0 (`1e-400`).
     public static func parse(_ bytes: [UInt8]) throws(JSONParseError) -> JSONValue {
         try JanssonDecoder.decode(bytes)
     }

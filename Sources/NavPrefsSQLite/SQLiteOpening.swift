@@ -56,12 +56,20 @@ extension SQLiteStore {
     /// - Throws: ``StoreError/unavailable(reason:)`` when there is no file at `path` or it cannot be read.
     public static func probe(path: String) throws(StoreError) -> StoreProbe {
         guard FileManager.default.fileExists(atPath: path) else { throw .unavailable(reason: "no database at \(path)") }
-        var probe = try probeFile(path)
-        probe.claimedByAnotherProcess = DatabaseFileLock.isHeld(path: path)
+        let claimed = DatabaseFileLock.isHeld(path: path)
+        // A running service writes its log as it goes: its -wal and -shm are read only when none does.
+        var probe = try probeFile(path, inspectsLog: !claimed)
+        probe.claimedByAnotherProcess = claimed
         return probe
     }
 
-    static func probeFile(_ path: String) throws(StoreError) -> StoreProbe {
+    /// What the file is; damaged files (``SQLiteFileInspection``, SQLite's `quick_check`) are
+    /// found before any connection would recover (and so hide) a damaged log.
+    static func probeFile(_ path: String, inspectsLog: Bool = true) throws(StoreError) -> StoreProbe {
+        if let damage = SQLiteFileInspection.damage(at: path, inspectsLog: inspectsLog) {
+            return StoreProbe(isNavPrefs: true, schemaVersion: 0, latestSchemaVersion: SQLiteSchema.latestVersion, unfinishedImport: nil,
+                              claimedByAnotherProcess: false, damage: damage)
+        }
         do {
             let connection = try SQLiteConnection(path: path, readOnly: true, create: false)
             try connection.execute("PRAGMA busy_timeout = 5000")

@@ -170,11 +170,44 @@ enum SQLiteSchema {
                               claimedByAnotherProcess: false)
         }
         let isNavPrefs = application == applicationID || (application == 0 && tables == 0)
+        if application == 0 && tables == 0 && version == 0, let damage = schemalessDamage(connection) {
+            return StoreProbe(isNavPrefs: true, schemaVersion: 0, latestSchemaVersion: latestVersion, unfinishedImport: nil,
+                              claimedByAnotherProcess: false, damage: damage)
+        }
+        if application == applicationID, let damage = integrityDamage(connection) {
+            return StoreProbe(isNavPrefs: true, schemaVersion: version, latestSchemaVersion: latestVersion, unfinishedImport: nil,
+                              claimedByAnotherProcess: false, damage: damage)
+        }
         let unfinished = isNavPrefs && version >= markersVersion
             ? try connection.queryFirst("SELECT value FROM store_markers WHERE name = ?1", .text(StoreMarker.importInProgress)) { $0.text(0) }
             : nil
         return StoreProbe(isNavPrefs: isNavPrefs, schemaVersion: isNavPrefs ? version : 0, latestSchemaVersion: latestVersion,
                           unfinishedImport: unfinished, claimedByAnotherProcess: false)
+    }
+
+    /// A file with no schema is new only while it holds nothing: SQLite writes nothing to a new
+    /// database before its first table. One that holds pages (a header, a write-ahead log beside
+    /// it) was used: its schema was lost (most often with its `-wal`, where every write since the
+    /// last checkpoint lived), and starting an empty store on it would hide that.
+    private static func schemalessDamage(_ connection: SQLiteConnection) -> String? {
+        let pages = (try? connection.queryFirst("PRAGMA page_count") { $0.int64(0) }) ?? 0
+        let walBytes = (try? FileManager.default.attributesOfItem(atPath: connection.path + "-wal")[.size] as? NSNumber)?.intValue ?? 0
+        guard pages > 0 || walBytes > 0 else { return nil }
+        return "it holds no NavPrefs schema, yet it is not a new file (\(pages) pages\(walBytes > 0 ? ", a write-ahead log of \(walBytes) bytes" : "")): "
+            + "its data was lost, most likely with its write-ahead log (-wal)"
+    }
+
+    /// SQLite's `quick_check` (the integrity check without the index cross-check, linear in the
+    /// file's size: about a second per few hundred MB): pages and records SQLite can no longer
+    /// read, which would otherwise answer 500 to every request that touches them.
+    private static func integrityDamage(_ connection: SQLiteConnection) -> String? {
+        do {
+            let findings = try connection.query("PRAGMA quick_check(3)") { $0.text(0) }
+            guard findings != ["ok"] else { return nil }
+            return "SQLite's integrity check (quick_check) found: " + findings.joined(separator: "; ").prefix(300)
+        } catch {
+            return "SQLite's integrity check (quick_check) could not read it: \(error)"
+        }
     }
 
     /// Brings the database at `connection` to the latest schema, or refuses a file that is not

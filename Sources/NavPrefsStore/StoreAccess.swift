@@ -74,8 +74,13 @@ public struct StoreProbe: Sendable, Equatable {
     public var unfinishedImport: String?
     /// Whether another process claims the database now (SQLite: a running service holds its lock).
     public var claimedByAnotherProcess: Bool
+    /// What is wrong with the database's files or pages (a lost or cut write-ahead log, pages
+    /// SQLite's integrity check refuses, a file emptied), with what to do; `nil` when nothing was found.
+    public var damage: String?
 
-    public init(isNavPrefs: Bool, schemaVersion: Int, latestSchemaVersion: Int, unfinishedImport: String?, claimedByAnotherProcess: Bool) {
+    public init(isNavPrefs: Bool, schemaVersion: Int, latestSchemaVersion: Int, unfinishedImport: String?, claimedByAnotherProcess: Bool,
+                damage: String? = nil) {
+        self.damage = damage
         self.isNavPrefs = isNavPrefs
         self.schemaVersion = schemaVersion
         self.latestSchemaVersion = latestSchemaVersion
@@ -85,6 +90,11 @@ public struct StoreProbe: Sendable, Equatable {
 
     /// Why a process with `access` cannot use this database; `nil` when it can.
     public func refusal(for access: StoreAccess, database: String) -> String? {
+        if let damage {
+            return "\(database) is damaged: \(damage). Nothing was changed. Restore it from a backup (docs/operations.md, "
+                + "\"Backup and restore\": stop navprefs, move the damaged files aside, copy the newest backup in place), "
+                + "or move the files aside to start an empty store"
+        }
         guard isNavPrefs else { return "\(database) is not a NavPrefs database" }
         if schemaVersion > latestSchemaVersion {
             return "\(database) has schema version \(schemaVersion); this navprefs knows up to \(latestSchemaVersion): use a newer navprefs"

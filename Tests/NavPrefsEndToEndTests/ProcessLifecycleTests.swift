@@ -88,22 +88,25 @@ struct ProcessLifecycleTests {
     @Test("an unreachable PostgreSQL stops the start with exit 1, a line naming it, and no password in any log")
     func unreachablePostgres() async throws {
         // Port 1 on loopback: nothing listens there, so libpq fails at once without DNS.
-        let service = try ServiceProcess(["--port", "0", "--database", "postgresql://u:pw4242xyz@127.0.0.1:1/x?connect_timeout=2"])
+        let service = try ServiceProcess(["--port", "0", "--database", "postgresql://u:pw4242xyz@127.0.0.1:1/x?connect_timeout=2&sslpassword=ssl4242xyz"])
         #expect(await service.waitForExit() == 1)
         // Logs are JSON lines on standard output.
         #expect(service.standardOutput.contains("PostgreSQL is unreachable"), "stdout: \(service.standardOutput)")
         #expect(service.standardOutput.contains("u:***@127.0.0.1:1/x"))
         #expect(!service.standardOutput.contains("pw4242xyz") && !service.standardError.contains("pw4242xyz"))
+        // Every secret parameter is masked, the TLS key's passphrase too (issue 32).
+        #expect(service.standardOutput.contains("sslpassword=***"), "stdout: \(service.standardOutput)")
+        #expect(!service.standardOutput.contains("ssl4242xyz") && !service.standardError.contains("ssl4242xyz"))
     }
 
     @Test("libpq's keyword form with several hosts is accepted: unreachable, it stops the start with exit 1 and hides the quoted password")
     func unreachablePostgresKeywords() async throws {
         // Both hosts refuse at once (ports 1 and 2 on loopback): libpq tries each in turn.
-        let conninfo = "host=127.0.0.1,127.0.0.1 port=1,2 user=u password='pw 4242\\'xyz' dbname=x connect_timeout=2 target_session_attrs=read-write"
+        let conninfo = "host=127.0.0.1,127.0.0.1 port=1,2 user=u password='pw 4242\\'xyz' sslpassword=ssl4242 dbname=x connect_timeout=2 target_session_attrs=read-write"
         let service = try ServiceProcess(["--port", "0", "--database", conninfo])
         #expect(await service.waitForExit() == 1)
         #expect(service.standardOutput.contains("PostgreSQL is unreachable"), "stdout: \(service.standardOutput)")
-        #expect(service.standardOutput.contains("user=u password=*** dbname=x"), "stdout: \(service.standardOutput)")
+        #expect(service.standardOutput.contains("user=u password=*** sslpassword=*** dbname=x"), "stdout: \(service.standardOutput)")
         #expect(!service.standardOutput.contains("4242") && !service.standardError.contains("4242"))
     }
 

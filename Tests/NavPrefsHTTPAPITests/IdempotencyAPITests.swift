@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTestClient
+import NavPrefsApp
 import Testing
 
 /// `Idempotency-Key` on the writes, over a real socket: a retry gets the first answer, marked
@@ -102,12 +103,12 @@ struct IdempotencyAPITests {
         }
     }
 
-    @Test("issue 21: a keyed write records its token; an admin token spreading keys over profiles keeps its 1,024 newest")
+    @Test("issue 21: a keyed write records its token; an admin token spreading keys over profiles keeps its newest (1,024 here)")
     func capPerToken() async throws {
-        try await withApp { app in
+        try await withApp({ $0.idempotencyKeysPerToken = 1_024 }) { app in
             let admin = try await app.makeToken()
             let auth = [("Authorization", "Bearer \(admin.token)")]
-            // 1,030 keyed increments over five profiles: 206 each, within a profile's 256, beyond the token's 1,024.
+            // 1,030 keyed increments over five profiles: 206 each, within a profile's 4,096, beyond the token's 1,024.
             for index in 0..<1_030 {
                 let key = "spread-" + String(index + 10_000)
                 let response = try await app.request("POST", "/v1/profiles/spread-\(index % 5)/counter/increment",

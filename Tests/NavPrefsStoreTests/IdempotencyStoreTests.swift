@@ -41,9 +41,11 @@ struct IdempotencyStoreTests {
         }
     }
 
-    @Test("issue 21: a profile keeps its 256 newest keys; the oldest is forgotten first (its retry runs as new)", arguments: StoreKind.testCases)
+    @Test("issue 21: a profile keeps its newest keys (256 here); the oldest is forgotten first (its retry runs as new)", arguments: StoreKind.testCases)
     func keysPerProfileBounded(kind: StoreKind) async throws {
-        try await withStore(kind) { store, _ in
+        var settings = StoreSettings()
+        settings.maxIdempotencyKeysPerProfile = 256
+        try await withStore(kind, settings) { store, _ in
             let (p, other) = (profile("many-keys"), profile("other"))
             _ = try await store.perform(.counter(.increment(.one), of: other, if: nil), remembering: Self.request(other, "k0"),
                                         answer: Self.counterAnswer)

@@ -39,6 +39,8 @@ struct StoreSettings: Sendable {
     var poolSize = 3
     var idempotencyWindow: Duration = .seconds(86_400)
     var maxIdempotencyKeysPerToken = StoreLimits().maxIdempotencyKeysPerToken
+    var maxIdempotencyKeysPerProfile = StoreLimits().maxIdempotencyKeysPerProfile
+    var profileQuotaBytes = StoreLimits().profileQuotaBytes
     var sessionIdleExpiry: Duration = .seconds(30 * 86_400)
     /// What the store may do to its database (the service's part by default).
     var access = StoreAccess.service
@@ -78,6 +80,8 @@ struct TestDatabase: Sendable {
         var limits = StoreLimits(maxPreferencesPerProfile: settings.maxPreferencesPerProfile, maxSessionsPerProfile: settings.maxSessionsPerProfile,
                                  idempotencyWindow: settings.idempotencyWindow, sessionIdleExpiry: settings.sessionIdleExpiry)
         limits.maxIdempotencyKeysPerToken = settings.maxIdempotencyKeysPerToken
+        limits.maxIdempotencyKeysPerProfile = settings.maxIdempotencyKeysPerProfile
+        limits.profileQuotaBytes = settings.profileQuotaBytes
         let policy = StorePolicy(
             limits: limits,
             retention: EventRetention(count: settings.eventRetentionCount, age: settings.eventRetentionAge),

@@ -3,9 +3,10 @@
 
 - Idempotency-Key amplification: a profile holding 15 values of 60 KB, then 40 keyed `PATCH`es
   of about ten bytes each. Before the fix the database grew by 37.8 MB (every answer, which holds
-  every value, recorded whole); now the records are bounded (a summary beyond 64 KiB).
-- An admin token spreading keyed writes over many profiles: 1,100 keyed increments over 50
-  profiles (22 each, far within a profile's 256 keys) leave the token's 1,024 newest records;
+  every value, recorded whole); now the records are bounded (a summary beyond 2 KiB).
+- An admin token spreading keyed writes over many profiles, on a server started with
+  --idempotency-keys-per-token 1024: 1,100 keyed increments over 50 profiles (22 each, far
+  within a profile's 4,096 keys) leave the token's 1,024 newest records;
   its oldest key is forgotten (its retry runs again), its newest replays.
 - The quota: a server started with --profile-quota-bytes 150000 refuses the write that would
   cross it with 409 quota-exceeded, and the profile still reads what it held.

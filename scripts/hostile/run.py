@@ -96,7 +96,7 @@ def main():
                     found = abuse.amplification(service.start())
                     found[f"navprefs exits 0 on SIGTERM after the amplification"] = service.stop() == 0
                     service, token = fresh("spread", token=True)
-                    found.update(abuse.token_spread(service.start(), token))
+                    found.update(abuse.token_spread(service.start(extra=["--idempotency-keys-per-token", "1024"]), token))
                     found[f"navprefs exits 0 on SIGTERM after the token's spread"] = service.stop() == 0
                     service, _ = fresh("quota")
                     found.update(abuse.quota(service.start(extra=["--profile-quota-bytes", "150000"])))

@@ -53,6 +53,20 @@ extension MirrorState {
                 registered = defaults
                 defaultsVersion = version
                 for key in touched.sorted() where keys[key]?.stored == nil { change.keys.append(key.string) }
+            } else if case .object(let changes)? = data["changedDefaults"] {
+                // A merge of the defaults: only its keys, each with its default now (null: unregistered).
+                guard version > defaultsVersion else { break }
+                for member in changes {
+                    let index = registered.firstIndex { KeyBytes($0.name) == KeyBytes(member.name) }
+                    switch (member.value, index) {
+                    case (.null, let index?): registered.remove(at: index)
+                    case (.null, nil): break
+                    case (let value, let index?): registered[index] = JSON.Member(member.name, value)
+                    case (let value, nil): registered.append(JSON.Member(member.name, value))
+                    }
+                }
+                defaultsVersion = version
+                for member in changes where keys[KeyBytes(member.name)]?.stored == nil { change.keys.append(member.name) }
             } else if let key = data["key"]?.stringValue {
                 let removed = data["removed"]?.boolValue == true
                 apply(key: key, stored: removed ? nil : data["value"], version: version, into: &change)

@@ -85,7 +85,18 @@ public struct ChangeEvent: Sendable, Hashable {
         return ChangeEvent(type: .preference, payload: payload)
     }
 
-    /// The registered defaults were replaced.
+    /// Registered defaults were merged (`PATCH .../defaults`): what changed only, each key of
+    /// the patch with its default now, `null` where it was unregistered. A patch of ten bytes
+    /// on megabytes of defaults logs its keys, never the whole set.
+    public static func changedDefaults(_ profile: ProfileName, _ changes: JSONObject, version: Version) -> ChangeEvent {
+        ChangeEvent(type: .preference, payload: [
+            "profile": .string(profile.rawValue),
+            "changedDefaults": .object(changes),
+            "version": .integer(version.rawValue),
+        ])
+    }
+
+    /// The registered defaults were replaced (`PUT .../defaults`): the whole set, as sent.
     public static func defaults(_ profile: ProfileName, _ defaults: JSONObject, version: Version) -> ChangeEvent {
         ChangeEvent(type: .preference, payload: [
             "profile": .string(profile.rawValue),

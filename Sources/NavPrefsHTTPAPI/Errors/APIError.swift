@@ -134,3 +134,24 @@ extension APIError {
         return HTTPResponse(status: type.status, headers: responseHeaders, bytes: Array((body.json + "\n").utf8))
     }
 }
+
+extension APIError {
+    /// 422 `nested-too-deeply`: `what` (a value, a body) nests beyond ``JSONDepth/maxValueDepth``.
+    static func nestedTooDeeply(_ what: String, key: PreferenceKey? = nil) -> APIError {
+        var extensions: JSONObject = ["limit": .integer(Int64(JSONDepth.maxValueDepth))]
+        if let key { extensions["key"] = .string(key.rawValue) }
+        return APIError(.nestedTooDeeply, "\(what); values may nest at most \(JSONDepth.maxValueDepth) levels (arrays and objects).",
+                        extensions: extensions)
+    }
+
+    /// The answer for a body that is not JSON: 400 `malformed-json`, but 422 `nested-too-deeply`
+    /// when it only nests deeper than the parser goes (about 2,048 levels, far beyond what a
+    /// value may).
+    init(unparsableBody error: JSONParseError) {
+        if error.message.contains("maximum parsing depth") {
+            self = .nestedTooDeeply("The body nests deeper than the parser reads (\(error))")
+        } else {
+            self.init(.malformedJSON, "The body is not valid JSON: \(error).")
+        }
+    }
+}

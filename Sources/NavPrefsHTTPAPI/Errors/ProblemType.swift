@@ -16,6 +16,8 @@ public enum ProblemType: String, Sendable, CaseIterable {
     case invalidPreferenceKey = "invalid-preference-key"
     case invalidValue = "invalid-value"
     case valueTooLarge = "value-too-large"
+    case nestedTooDeeply = "nested-too-deeply"
+    case repeatedHeaderField = "repeated-header-field"
     case tooManyPreferences = "too-many-preferences"
     case invalidQuery = "invalid-query"
     case sessionNotFound = "session-not-found"
@@ -64,7 +66,8 @@ public enum ProblemType: String, Sendable, CaseIterable {
         case .tooManySessions, .screenAlreadyOnStack, .screenNotOnStack, .stackFull, .screenIsPresented, .screenOnStack,
              .alreadyPresenting: 409
         case .methodNotAllowed: 405
-        case .invalidProfileName, .malformedJSON, .invalidBody, .badFraming, .invalidPreferenceKey, .invalidQuery, .malformedPath: 400
+        case .invalidProfileName, .malformedJSON, .invalidBody, .badFraming, .invalidPreferenceKey, .invalidQuery, .malformedPath,
+             .repeatedHeaderField: 400
         case .requestTimeout: 408
         case .uriTooLong: 414
         case .headersTooLarge: 431
@@ -77,7 +80,7 @@ public enum ProblemType: String, Sendable, CaseIterable {
         case .foreignOrigin: 403
         case .invalidIdempotencyKey: 400
         case .idempotencyKeyReused: 422
-        case .invalidValue, .valueTooLarge: 422
+        case .invalidValue, .valueTooLarge, .nestedTooDeeply: 422
         case .tooManyPreferences: 409
         case .unsupportedMediaType: 415
         case .payloadTooLarge: 413
@@ -100,12 +103,14 @@ public enum ProblemType: String, Sendable, CaseIterable {
         case .unsupportedMediaType: "Unsupported media type"
         case .payloadTooLarge: "Request body too large"
         case .badFraming: "Malformed request framing"
+        case .repeatedHeaderField: "Header field sent more than once"
         case .preconditionFailed: "Precondition failed"
         case .counterOutOfRange: "Counter would leave the 64-bit integer range"
         case .preferenceNotFound: "No value for this key"
         case .invalidPreferenceKey: "Invalid preference key"
         case .invalidValue: "Value not acceptable for this key"
         case .valueTooLarge: "Value too large"
+        case .nestedTooDeeply: "Value nested too deeply"
         case .tooManyPreferences: "Too many stored preferences"
         case .invalidQuery: "Invalid query parameter"
         case .sessionNotFound: "Navigation session not found"

@@ -5,7 +5,7 @@ import NavPrefsStore
 
 /// `GET /v1/profiles/{profile}/events`: the profile's changes as Server-Sent Events (E-1..E-8).
 ///
-/// With `Last-Event-ID` (or `?last_event_id=`; the header wins) the stream replays every logged
+/// With `Last-Event-ID` (or `?last_event_id=`; the header wins; sent twice, 400) the stream replays every logged
 /// event after that id, then goes live, with no gap and no duplicate; an id the log can no
 /// longer continue gets an explicit `reset` event. Without one it starts from now, after an
 /// `id:` line holding the newest id, so a reconnect resumes from there. Asked for as JSON
@@ -31,7 +31,9 @@ struct EventRoutes {
         _ = try EventPage.bounds(of: request.http)
         // HEAD: the stream's headers, and no stream (nothing registered, nothing replayed).
         if request.http.method == "HEAD" { return .immediate(HTTPResponse(status: 200, headers: Self.streamHeaders, body: .stream { _ in })) }
-        let lastEventID = request.http.headers["Last-Event-ID"] ?? request.http.queryValue("last_event_id")
+        // A field value's surrounding spaces and tabs are not part of it (RFC 9110 §5.5): `3 ` is 3.
+        let lastEventID = request.http.headers["Last-Event-ID"].map(Self.withoutSurroundingWhitespace)
+            ?? request.http.queryValue("last_event_id")
         let subscriber = try hub.register(profile: profile, client: request.client, issuer: request.caller.tokenID, filter: filter)
         let store = self.store, hub = self.hub
         return .deferred { () async throws(StoreError) -> HTTPResponse in
@@ -120,5 +122,13 @@ struct EventRoutes {
         data.add("latest", bounds.latest)
         data.add("action", "refetch the profile's state; events continue after this one")
         return Opening(bytes: retry + SSEFrame.control(.reset, data: data.json, id: after), lastID: after)
+    }
+}
+
+extension EventRoutes {
+    /// `value` without the spaces and tabs around it.
+    static func withoutSurroundingWhitespace(_ value: String) -> String {
+        let isWhitespace: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+        return String(value.drop(while: isWhitespace).reversed().drop(while: isWhitespace).reversed())
     }
 }

@@ -184,6 +184,7 @@ struct PreferenceLimits: Sendable {
     /// What UserDefaults could store: `set(_:forKey:)` traps on `NSNull`, at the top level (a
     /// preference cannot be null) and nested in an array or a dictionary alike.
     func check(_ value: JSONValue, for key: PreferenceKey) throws(APIError) {
+        try Self.checkDepth(value, for: key)
         let size = value.jsonText.utf8.count
         guard size <= maxValueBytes else {
             throw APIError(.valueTooLarge, "The value of '\(key.rawValue.prefix(80))' takes \(size) bytes as JSON; the limit is \(maxValueBytes).",
@@ -201,11 +202,21 @@ struct PreferenceLimits: Sendable {
     /// target decides only which members the patch's objects merge into, never whether a null
     /// of the patch survives. The merged value's size is checked where it is made (the store).
     func checkPatch(_ patch: JSONValue, for key: PreferenceKey) throws(APIError) {
+        try Self.checkDepth(patch, for: key)
         try check(MergePatch.apply(patch, to: nil) ?? .object(JSONObject()), for: key)
         let size = patch.jsonText.utf8.count
         guard size <= maxValueBytes else {
             throw APIError(.valueTooLarge, "The value of '\(key.rawValue.prefix(80))' takes \(size) bytes as JSON; the limit is \(maxValueBytes).",
                            extensions: ["limit": .integer(Int64(maxValueBytes))])
+        }
+    }
+
+    /// One depth for every value (``JSONDepth/maxValueDepth``), so that every tool carries what
+    /// the API accepts: events, pages, exports and the clients' parsers add their own levels.
+    static func checkDepth(_ value: JSONValue, for key: PreferenceKey) throws(APIError) {
+        let depth = JSONDepth.of(value)
+        guard depth <= JSONDepth.maxValueDepth else {
+            throw APIError.nestedTooDeeply("The value of '\(key.rawValue.prefix(80))' nests \(depth) levels deep", key: key)
         }
     }
 

@@ -19,7 +19,7 @@ enum JSONBody {
         do {
             value = try JSONValue.parse(request.body)
         } catch {
-            throw APIError(.malformedJSON, "The body is not valid JSON: \(error).")
+            throw APIError(unparsableBody: error)
         }
         guard case .object(let object) = value else {
             throw APIError(.invalidBody, "The body must be a JSON object, not \(value.typeName).", extensions: ["pointer": .string("")])
@@ -44,7 +44,7 @@ enum JSONBody {
         do {
             value = try JSONValue.parse(request.body)
         } catch {
-            throw APIError(.malformedJSON, "The body is not valid JSON: \(error).")
+            throw APIError(unparsableBody: error)
         }
         guard case .object(let object) = value else {
             throw APIError(.invalidBody, "A merge patch here is an object of key to new value, not \(value.typeName).",

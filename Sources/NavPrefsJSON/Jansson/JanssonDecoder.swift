@@ -24,7 +24,12 @@ enum JanssonDecoder {
             throw JSONParseError(message: message, line: Int(error.line), column: Int(error.column))
         }
         defer { json_decref(root) }
-        return convert(root)
+        let value = convert(root)
+        if let literal = NumberUnderflow.firstLiteral(in: bytes, parsed: value) {
+            throw JSONParseError(message: "the number \(literal.prefix(40)) is too small for a double (it would read as 0); send 0 or a larger number",
+                                 line: 0, column: 0)
+        }
+        return value
     }
 
     /// Jansson's tree is well-formed and at most 2048 levels deep (its parser's limit), so

@@ -108,25 +108,28 @@ public struct StoreLimits: Sendable, Equatable {
     /// How long an `Idempotency-Key` is remembered: a retry within it gets the first answer.
     public var idempotencyWindow: Duration
     /// Keys remembered per profile at most; beyond it the oldest is forgotten first (a retry
-    /// with it then runs as a new request). With ``maxRecordedAnswerBytes`` this bounds what
-    /// keyed writes can add to a profile's storage, whatever the client sends.
-    public var maxIdempotencyKeysPerProfile = 256
+    /// with it then runs as a new request). Sized from the keyed write rate a profile is
+    /// promised the whole ``idempotencyWindow`` for: 4,096 keyed writes in 24 hours (one every
+    /// 21 s on average, in bursts of any shape up to 4,096); a busier profile keeps its 4,096
+    /// newest. With ``maxRecordedAnswerBytes`` this bounds what keyed writes add to a profile
+    /// (about 10 MiB at most), whatever the client sends.
+    public var maxIdempotencyKeysPerProfile = 4_096
     /// Keys remembered per access token at most, over every profile it wrote to; beyond it the
     /// oldest the token made is forgotten first. An admin token may write to any profile, so
-    /// without it the bound per profile would multiply by the number of profiles. 1,024: four
-    /// profiles' worth, at most 64 MiB of records (``maxRecordedAnswerBytes`` each). Writes
-    /// without a token (the open mode) have only the bound per profile.
-    public var maxIdempotencyKeysPerToken = 1_024
+    /// without it the bound per profile would multiply by the number of profiles: four
+    /// profiles' worth. Writes without a token (the open mode) have only the bound per profile.
+    public var maxIdempotencyKeysPerToken = 16_384
     /// The largest answer body recorded whole under a key; a larger one (a `PATCH` answer holds
-    /// every value of the profile) is recorded as its summary (``RecordedAnswer/bounded(maxBodyBytes:)``).
-    /// 64 KiB: every answer but those listing a profile's large values replays byte for byte,
-    /// as openapi.yaml describes it (schemathesis found a 2 KiB bound replaying a session
-    /// create's summary, which its schema does not allow); 256 keys of it stay within the quota.
-    public var maxRecordedAnswerBytes = 64 << 10
+    /// every value of the profile) is recorded as its summary (``RecordedAnswer/bounded(maxBodyBytes:)``,
+    /// which openapi.yaml's ReplaySummary describes beside every keyed write's answer). 2 KiB:
+    /// a counter's, a session's or a small value's answer replays byte for byte; a record never
+    /// holds the profile's state.
+    public var maxRecordedAnswerBytes = 2 << 10
     /// Bytes one profile may hold (``QuotaSteps/usage(of:in:)``: its values, registered defaults,
     /// sessions and idempotency records; not its event log, which retention bounds); a write
-    /// that would exceed it is refused (``StoreError/quotaExceeded(quota:usage:)``) and changes
-    /// nothing. 0: no quota.
+    /// that would exceed it and grows the profile is refused
+    /// (``StoreError/quotaExceeded(quota:usage:)``) and changes nothing. A write that frees or
+    /// keeps bytes never is. 0: no quota.
     public var profileQuotaBytes = 32 << 20
     /// How long a navigation session may go unchanged before the store's pruning deletes it
     /// (logging a `navigation` event, `expire`).

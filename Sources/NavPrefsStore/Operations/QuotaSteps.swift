@@ -11,10 +11,21 @@ enum QuotaSteps {
         return Int(try row.int64(0))
     }
 
-    /// Throws ``StoreError/quotaExceeded(quota:usage:)`` when `profile` holds more than `limits` allow.
-    static func check(_ profile: ProfileName, limits: StoreLimits, in transaction: any StoreTransaction) throws {
-        guard limits.profileQuotaBytes > 0 else { return }
+    /// What `profile` holds before a write that may grow it, when a quota is set (`nil`: no
+    /// quota, nothing to measure).
+    static func before(_ profile: ProfileName, limits: StoreLimits, in transaction: any StoreTransaction) throws -> Int? {
+        limits.profileQuotaBytes > 0 ? try usage(of: profile, in: transaction) : nil
+    }
+
+    /// Throws ``StoreError/quotaExceeded(quota:usage:)`` when the write just run makes `profile`
+    /// hold more than `limits` allow and more than it held before (`before`): a write that
+    /// frees bytes or keeps them (a removal, a smaller value) is never refused, also on a
+    /// profile over its quota (one lowered since, or filled by keyed writes' records).
+    static func check(_ profile: ProfileName, before: Int?, limits: StoreLimits, in transaction: any StoreTransaction) throws {
+        guard limits.profileQuotaBytes > 0, let before else { return }
         let usage = try usage(of: profile, in: transaction)
-        if usage > limits.profileQuotaBytes { throw StoreError.quotaExceeded(quota: limits.profileQuotaBytes, usage: usage) }
+        if usage > limits.profileQuotaBytes && usage > before {
+            throw StoreError.quotaExceeded(quota: limits.profileQuotaBytes, usage: usage)
+        }
     }
 }

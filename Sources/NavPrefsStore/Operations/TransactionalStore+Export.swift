@@ -1,4 +1,5 @@
 import NavPrefsCore
+import NavPrefsJSON
 
 /// Export: the store's whole content as the transfer format's lines, from one snapshot.
 extension TransactionalStore {
@@ -73,6 +74,24 @@ private struct Exporter {
         }
     }
 
+    /// The id of the newest event of `name` whose data no JSON parser here reads (nested
+    /// deeper than Jansson goes: a defaults event of a store written before the API bounded
+    /// depth), 0 when there is none. The export starts the profile's log after it, as retention
+    /// would have: a client resuming from before is told to read the state again (`reset`),
+    /// rather than the export failing for the whole store or leaving a gap nobody is told of.
+    private func unreadableEventsEnd(of name: ProfileName, eventsPerPage: Int) throws -> Int64 {
+        var after: Int64 = 0, end: Int64 = 0
+        while true {
+            let page = try transaction.rows(.eventsAfter, .text(name.rawValue), .integer(after), .integer(Int64(eventsPerPage)))
+            for row in page {
+                after = try row.int64(0)
+                let text = try row.text(2)
+                if JSONDepth.of(text: text) > JSONDepth.maxInlineDepth, (try? JSONValue.parse(text)) == nil { end = after }
+            }
+            if page.count < eventsPerPage { return end }
+        }
+    }
+
     /// `row` of ``StoreStatement/exportProfiles``, and everything of the profile after it.
     mutating func profile(_ row: StoreRow, eventsPerPage: Int) throws {
         let text = try row.text(0)
@@ -101,7 +120,7 @@ private struct Exporter {
                                               createdAt: try row.int64(4), state: try Steps.parse(try row.text(1)),
                                               label: row.optionalText(5), updatedAt: try row.int64(6))))
         }
-        var after: Int64 = 0
+        var after = try unreadableEventsEnd(of: name, eventsPerPage: eventsPerPage)
         while true {
             let page = try transaction.rows(.eventsAfter, .text(name.rawValue), .integer(after), .integer(Int64(eventsPerPage)))
             for row in page {

@@ -22,7 +22,12 @@ extension TransactionalStore {
             if let earlier = try IdempotencySteps.claim(request, window: limits.idempotencyWindow, in: transaction) {
                 return WriteOutcome(earlier)
             }
+            let before = write.growsStorage ? try QuotaSteps.before(request.profile, limits: limits, in: transaction) : nil
             let outcome = try write.steps(transaction, limits)
+            // The write is judged as without a key: its record has a bound of its own (a summary
+            // of at most maxRecordedAnswerBytes, maxIdempotencyKeysPerProfile of them), so a keyed
+            // removal on a full profile is accepted as an unkeyed one is.
+            try QuotaSteps.check(request.profile, before: before, limits: limits, in: transaction)
             let recorded = answer(outcome.value)
             try IdempotencySteps.record(recorded.bounded(maxBodyBytes: limits.maxRecordedAnswerBytes), for: request, in: transaction)
             try transaction.run(.trimIdempotencyKeys, .text(request.profile.rawValue), .integer(Int64(limits.maxIdempotencyKeysPerProfile)))
@@ -30,10 +35,6 @@ extension TransactionalStore {
             if let token = request.token {
                 try transaction.run(.trimIdempotencyKeysOfToken, .text(token), .integer(Int64(limits.maxIdempotencyKeysPerToken)))
             }
-            // Records count in the profile's storage. A write of fixed size (a keyed increment)
-            // skips the check: its record is bounded (maxRecordedAnswerBytes, and the oldest of
-            // maxIdempotencyKeysPerProfile goes), and the next growing write counts it.
-            if write.growsStorage { try QuotaSteps.check(request.profile, limits: limits, in: transaction) }
             // The client that sent the write gets the whole answer; only a replay gets the summary.
             return WriteOutcome(.performed(recorded), events: outcome.events, counterView: outcome.counterView)
         }, completion: completion)

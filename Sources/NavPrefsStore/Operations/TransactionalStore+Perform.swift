@@ -3,8 +3,9 @@ extension TransactionalStore {
     public func perform<Value: Sendable>(_ write: StoreWrite<Value>, completion: @escaping StoreCompletion<Value>) {
         let limits = self.limits
         self.write(changing: write.profile, { transaction in
+            let before = write.growsStorage ? try QuotaSteps.before(write.profile, limits: limits, in: transaction) : nil
             let outcome = try write.steps(transaction, limits)
-            if write.growsStorage { try QuotaSteps.check(write.profile, limits: limits, in: transaction) }
+            try QuotaSteps.check(write.profile, before: before, limits: limits, in: transaction)
             return outcome
         }, completion: completion)
     }

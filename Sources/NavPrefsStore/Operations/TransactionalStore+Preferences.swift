@@ -271,7 +271,11 @@ extension StoreWrite where Value == DefaultsChange {
             }
             try transaction.run(.setDefaultsVersion, .text(profile.rawValue), .integer(claim.eventID))
             let state = DefaultsState(profile: profile, values: registered, version: Version(claim.eventID))
-            let logged = try Steps.log(.defaults(profile, registered, version: state.version), id: claim.eventID, for: profile, in: transaction)
+            // A merge logs the keys it touched, a replacement the whole set it was sent.
+            let event: ChangeEvent = merging
+                ? .changedDefaults(profile, JSONObject(values.map { ($0.key.rawValue, registered[$0.key.rawValue] ?? .null) }), version: state.version)
+                : .defaults(profile, registered, version: state.version)
+            let logged = try Steps.log(event, id: claim.eventID, for: profile, in: transaction)
             // The counter may read its default now (or no longer): caches read it afresh.
             return WriteOutcome(DefaultsChange(state: state, eventID: claim.eventID), events: [logged], counterView: .invalidated(profile))
         }

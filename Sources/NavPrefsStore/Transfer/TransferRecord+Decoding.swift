@@ -32,10 +32,10 @@ extension TransferRecord {
                                             lastEventID: try fields.int64("lastEventId"),
                                             preferencesVersion: try fields.int64("preferencesVersion")))
         case "defaults":
-            self = .defaults(profile: try fields.profile("profile"), version: try fields.int64("version"), values: try fields.object("values"))
+            self = .defaults(profile: try fields.profile("profile"), version: try fields.int64("version"), values: try fields.carriedValues("values"))
         case "preference":
             self = .preference(profile: try fields.profile("profile"), key: try fields.key("key"), version: try fields.int64("version"),
-                               value: try fields.value("value"))
+                               value: try fields.carried("value"))
         case "tombstone":
             self = .tombstone(profile: try fields.profile("profile"), key: try fields.key("key"), version: try fields.int64("version"))
         case "session":
@@ -44,12 +44,12 @@ extension TransferRecord {
             guard let id = try? SessionID(text) else { throw TransferError(line: number, "'\(text.prefix(40))' is not a session id") }
             self = .session(TransferSession(profile: profile, id: id, version: try fields.int64("version"),
                                             createdSequence: try fields.int64("createdSeq"), createdAt: try fields.int64("createdAt"),
-                                            state: try fields.value("state"),
+                                            state: try fields.carried("state"),
                                             label: fields.has("label") ? try fields.optionalString("label") : nil,
                                             updatedAt: fields.has("updatedAt") ? try fields.int64("updatedAt") : nil))
         case "event":
             self = .event(TransferEvent(profile: try fields.profile("profile"), id: try fields.int64("id"), type: try fields.string("type"),
-                                        createdAt: try fields.int64("createdAt"), data: try fields.value("data")))
+                                        createdAt: try fields.int64("createdAt"), data: try fields.carried("data")))
         case "token":
             let id = try fields.string("id")
             let profile = try fields.optionalString("profile")
@@ -148,6 +148,35 @@ struct TransferFields {
         let text = try string(name)
         guard let key = try? PreferenceKey(text) else { throw TransferError(line: line, "'\(text.prefix(140))' is not a valid key") }
         return key
+    }
+
+    /// A value written as itself (`name`) or, nested deeper than ``JSONDepth/maxInlineDepth``,
+    /// as its JSON text (`nameJSON`).
+    mutating func carried(_ name: String) throws(TransferError) -> JSONValue {
+        guard has(name + "JSON") else { return try value(name) }
+        return try parsedText(try string(name + "JSON"), name: name + "JSON")
+    }
+
+    /// Registered defaults as an object (`name`) or, when one of them nests deeper than
+    /// ``JSONDepth/maxInlineDepth``, as an object of each key's JSON text (`nameJSON`).
+    mutating func carriedValues(_ name: String) throws(TransferError) -> JSONObject {
+        guard has(name + "JSON") else { return try object(name) }
+        var values = JSONObject()
+        for member in try object(name + "JSON") {
+            guard case .string(let text) = member.value else {
+                throw TransferError(line: line, "'\(name)JSON' holds JSON texts, not \(member.value.typeName)")
+            }
+            values[member.key] = try parsedText(text, name: name + "JSON")
+        }
+        return values
+    }
+
+    private func parsedText(_ text: String, name: String) throws(TransferError) -> JSONValue {
+        do {
+            return try JSONValue.parse(text)
+        } catch {
+            throw TransferError(line: line, "'\(name)' is not a JSON text: \(error.message)")
+        }
     }
 
     /// Refuses members nobody read.

@@ -25,13 +25,13 @@ extension TransferRecord {
             object.add("record", "defaults")
             object.add("profile", profile.rawValue)
             object.add("version", version)
-            object.add("values", .object(values))
+            object.addCarried("values", values)
         case .preference(let profile, let key, let version, let value):
             object.add("record", "preference")
             object.add("profile", profile.rawValue)
             object.add("key", key.rawValue)
             object.add("version", version)
-            object.add("value", value)
+            object.addCarried("value", value)
         case .tombstone(let profile, let key, let version):
             object.add("record", "tombstone")
             object.add("profile", profile.rawValue)
@@ -46,14 +46,14 @@ extension TransferRecord {
             object.add("createdAt", session.createdAt)
             if let label = session.label { object.add("label", label) }
             if let updatedAt = session.updatedAt { object.add("updatedAt", updatedAt) }
-            object.add("state", session.state)
+            object.addCarried("state", session.state)
         case .event(let event):
             object.add("record", "event")
             object.add("profile", event.profile.rawValue)
             object.add("id", event.id)
             object.add("type", event.type)
             object.add("createdAt", event.createdAt)
-            object.add("data", event.data)
+            object.addCarried("data", event.data)
         case .token(let token):
             object.add("record", "token")
             object.add("id", token.id)
@@ -77,5 +77,27 @@ extension TransferRecord {
             object.add("secrets", counts.secrets)
         }
         return object.json
+    }
+}
+
+extension JSONObjectBuilder {
+    /// `value` as member `name`, or, nested deeper than ``JSONDepth/maxInlineDepth`` (a value
+    /// stored before the API bounded depth), its JSON text as `nameJSON`: a line then nests a
+    /// few levels, whatever the value, and every JSON parser reads it.
+    mutating func addCarried(_ name: String, _ value: JSONValue) {
+        if JSONDepth.of(value) > JSONDepth.maxInlineDepth {
+            add(name + "JSON", value.jsonText)
+        } else {
+            add(name, value)
+        }
+    }
+
+    /// Registered defaults as an object, or, when one nests deeper than
+    /// ``JSONDepth/maxInlineDepth``, as an object of each key's JSON text (`nameJSON`).
+    mutating func addCarried(_ name: String, _ values: JSONObject) {
+        guard values.contains(where: { JSONDepth.of($0.value) > JSONDepth.maxInlineDepth }) else {
+            return add(name, .object(values))
+        }
+        add(name + "JSON", .object(JSONObject(values.map { ($0.key, JSONValue.string($0.value.jsonText)) })))
     }
 }

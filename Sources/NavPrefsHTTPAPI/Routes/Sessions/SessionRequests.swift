@@ -36,7 +36,7 @@ extension APIRequest {
         do {
             return try JSONValue.parse(http.body)
         } catch {
-            throw APIError(.malformedJSON, "The body is not valid JSON: \(error).")
+            throw APIError(unparsableBody: error)
         }
     }
 }
