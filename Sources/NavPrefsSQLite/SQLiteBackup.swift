@@ -29,7 +29,10 @@ public enum SQLiteBackup {
     public static func copy(from source: String, to destination: String) throws(StoreError) -> Report {
         guard FileManager.default.fileExists(atPath: source) else { throw .unavailable(reason: "no database at \(source)") }
         guard !FileManager.default.fileExists(atPath: destination) else { throw .unavailable(reason: "\(destination) exists") }
-        let probe = try SQLiteStore.probeFile(source)
+        // A service beside it writes its log as it goes: `probe(path:)` reads the -wal and -shm
+        // as bytes only when none does (read while written, they look torn).
+        let probe = try SQLiteStore.probe(path: source)
+        if let damage = probe.damage { throw .unavailable(reason: "\(source) is damaged: \(damage)") }
         guard probe.isNavPrefs, probe.schemaVersion > 0 else { throw .unavailable(reason: "\(source) is not a NavPrefs database") }
         let partial = destination + ".partial"
         unlink(partial)  // what an interrupted backup left

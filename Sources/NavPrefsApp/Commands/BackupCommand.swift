@@ -12,7 +12,7 @@ enum BackupCommand {
         FILE must not exist. Restore: stop navprefs, remove PATH-wal and PATH-shm, put FILE in
         PATH's place (or point --database at it), start navprefs. For PostgreSQL use pg_dump.
         Exit status: 0 copied, 1 failed, 2 usage (or a PostgreSQL database), 3 no database,
-        4 not a NavPrefs database, 5 FILE exists.
+        4 not a NavPrefs database or damaged, 5 FILE exists.
 
         """
 
@@ -40,7 +40,8 @@ enum BackupCommand {
                 report = try await runOffThePool { try SQLiteBackup.copy(from: path, to: output) }
             } catch let error as StoreError {
                 let reason = CommandStore.reason(error)
-                throw CommandFailure(reason.hasSuffix("is not a NavPrefs database") ? .databaseUnusable : .failure, reason)
+                let unusable = reason.hasSuffix("is not a NavPrefs database") || reason.contains(" is damaged: ")
+                throw CommandFailure(unusable ? .databaseUnusable : .failure, reason)
             }
             CommandOutput.say("backup", "\(configuration.database) copied to \(output): \(report.profiles) profiles, \(report.events) events, "
                 + "schema \(report.schemaVersion), \(report.bytes) bytes, checked (\(String(format: "%.1f", (ContinuousClock.now - started).inSeconds)) s)")
