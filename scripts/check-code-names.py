@@ -6,7 +6,8 @@ a DocC link ``Type/member(_:)``, a `.swift` file) must name something in the cod
 What counts as existing:
 - a `.swift` path: a file under Sources/, Tests/, Plugins/ or bench/ whose path ends with it;
 - a name: an identifier of the project's Swift code (comments and string literals left out,
-  so a type named only in prose or a file named after a type that is gone does not count), of
+  so a type named only in prose or a file named after a type that is gone does not count), a
+  string literal of that code that is one identifier (a JSON member such as "stateJSON"), of
   the toolchain's Swift interfaces (Swift, _Concurrency, Synchronization, Testing), or of the C
   headers of the libraries Package.swift links (libmicrohttpd, SQLite, libpq, Jansson, OpenSSL);
 - otherwise, a name of Apple's frameworks that the docs compare with (UIKit has no Linux build,
@@ -122,7 +123,9 @@ def code_identifiers() -> set[str]:
     for pattern in ("Sources/**/*.swift", "Tests/**/*.swift", "Plugins/**/*.swift", "bench/**/*.swift", "Package.swift"):
         for path in glob.glob(os.path.join(ROOT, pattern), recursive=True):
             with open(path, encoding="utf-8") as f:
-                names.update(IDENT.findall(strip_swift(f.read())))
+                text = f.read()
+            names.update(IDENT.findall(strip_swift(text)))
+            names.update(re.findall(r'"([A-Za-z_][A-Za-z0-9_]*)"', text))
     toolchain = os.path.dirname(os.path.dirname(os.path.realpath(shutil_which("swift") or "/opt/swift/usr/bin/swift")))
     for module in SWIFT_INTERFACES:
         for path in glob.glob(os.path.join(toolchain, "lib/swift/linux", f"{module}.swiftmodule", "*.swiftinterface")):
@@ -156,8 +159,10 @@ def swift_files() -> list[str]:
     return paths
 
 
-def cited(text: str) -> list[tuple[str, list[str] | None]]:
-    """Code names in one line: (citation, identifiers that must exist) or (path, None) for a file."""
+def cited(text: str, in_code: bool) -> list[tuple[str, list[str] | None]]:
+    """Code names in one line: (citation, identifiers that must exist) or (path, None) for a file.
+    A lone lowerCamel name is checked in doc comments only: in the docs it is most often a member
+    of a JSON document (`lastEventId`, the transfer format's `stateJSON`), not a code name."""
     found = []
     for match in BACKTICKED.finditer(text):
         token = match.group(1).strip()
@@ -170,7 +175,7 @@ def cited(text: str) -> list[tuple[str, list[str] | None]]:
             found.append((token, re.split(r"[./]", base)))
         elif DOTTED.match(token):
             found.append((token, re.split(r"[./]", token)))
-        elif UPPER_CAMEL.match(token) or LOWER_CAMEL.match(token):
+        elif UPPER_CAMEL.match(token) or (in_code and LOWER_CAMEL.match(token)):
             found.append((token, [token]))
     return found
 
@@ -198,7 +203,7 @@ def main() -> int:
     files = swift_files()
     unknown = []
     for path, number, line in doc_lines():
-        for citation, parts in cited(line):
+        for citation, parts in cited(line, in_code=path.endswith(".swift")):
             if parts is None:
                 if not (os.path.exists(os.path.join(ROOT, citation))
                         or any(f == citation or f.endswith("/" + citation) for f in files)):

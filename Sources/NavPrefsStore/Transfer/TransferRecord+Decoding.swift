@@ -151,14 +151,14 @@ struct TransferFields {
     }
 
     /// A value written as itself (`name`) or, nested deeper than ``JSONDepth/maxInlineDepth``,
-    /// as its JSON text (`nameJSON`).
+    /// as its JSON text (`<name>JSON`).
     mutating func carried(_ name: String) throws(TransferError) -> JSONValue {
         guard has(name + "JSON") else { return try value(name) }
         return try parsedText(try string(name + "JSON"), name: name + "JSON")
     }
 
     /// Registered defaults as an object (`name`) or, when one of them nests deeper than
-    /// ``JSONDepth/maxInlineDepth``, as an object of each key's JSON text (`nameJSON`).
+    /// ``JSONDepth/maxInlineDepth``, as an object of each key's JSON text (`<name>JSON`).
     mutating func carriedValues(_ name: String) throws(TransferError) -> JSONObject {
         guard has(name + "JSON") else { return try object(name) }
         var values = JSONObject()

@@ -82,7 +82,7 @@ extension TransferRecord {
 
 extension JSONObjectBuilder {
     /// `value` as member `name`, or, nested deeper than ``JSONDepth/maxInlineDepth`` (a value
-    /// stored before the API bounded depth), its JSON text as `nameJSON`: a line then nests a
+    /// stored before the API bounded depth), its JSON text as `<name>JSON`: a line then nests a
     /// few levels, whatever the value, and every JSON parser reads it.
     mutating func addCarried(_ name: String, _ value: JSONValue) {
         if JSONDepth.of(value) > JSONDepth.maxInlineDepth {
@@ -93,7 +93,7 @@ extension JSONObjectBuilder {
     }
 
     /// Registered defaults as an object, or, when one nests deeper than
-    /// ``JSONDepth/maxInlineDepth``, as an object of each key's JSON text (`nameJSON`).
+    /// ``JSONDepth/maxInlineDepth``, as an object of each key's JSON text (`<name>JSON`).
     mutating func addCarried(_ name: String, _ values: JSONObject) {
         guard values.contains(where: { JSONDepth.of($0.value) > JSONDepth.maxInlineDepth }) else {
             return add(name, .object(values))
