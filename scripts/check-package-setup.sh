@@ -178,5 +178,21 @@ for command in scripts/serve "scripts/install --prefix $work/prefix"; do
   check $? "as root, $command: installs exactly libjansson-dev and libpq-dev, then builds (exit $status; apt-get: $(recorded apt-get | paste -sd '|'))" "$work/err"
 done
 
+# --------------------------------------------------------------------- README's list
+# README's "Two commands" names every package the scripts install: BUILD_PACKAGES, and each name
+# given literally to ensure_packages or in a `packages=(...)` list anywhere in scripts/ (not this
+# file's own).
+listed=$(
+  (source "$under_test" && printf '%s\n' "${BUILD_PACKAGES[@]}")
+  grep -rh --exclude=check-package-setup.sh -E '^[[:space:]]*[^#[:space:]]' "$repo/scripts" \
+    | grep -oE '(^[[:space:]]*|[;&|][[:space:]]*)(ensure_packages|(local )?packages\+?=\()[^#;|&)]*' \
+    | sed -E 's/^[[:space:];&|]*(ensure_packages|(local )?packages\+?=\()//' | tr ' ' '\n' \
+    | grep -E '^[a-z0-9][a-z0-9.+-]+$'
+)
+section=$(awk '/^## / { on = ($0 == "## Two commands"); next } on' "$repo/README.md")
+unnamed=$(for package in $(echo "$listed" | sort -u); do grep -qE "(^|[ \`])${package//+/\\+}([ \`,;]|\$)" <<<"$section" || echo "$package"; done)
+[ -n "$listed" ] && [ -z "$unnamed" ]
+check $? "README's 'Two commands' names every package the scripts install ($(echo "$listed" | sort -u | wc -l) names${unnamed:+; not named: $(echo $unnamed)})"
+
 echo "check-package-setup: $passed passed, $failed failed"
 [ "$failed" = 0 ]
