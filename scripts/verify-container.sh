@@ -121,18 +121,7 @@ rc=$?; [ $rc = 0 ] || cat "$TMP/hadolint.log"
 check $rc "hadolint --ignore DL3008 Dockerfile ($($CACHE/venv/bin/hadolint --version 2>/dev/null | awk '{print $NF}'); $(phase_secs) s)"
 
 # -------------------------------------------------------------------------- 3. base images
-# The Debian mirror this machine uses (deb822 first, then one-line sources).
-debian_mirror() {  # debian_mirror SUITE_REGEX EXCLUDE_REGEX
-    local m=""
-    [ -r /etc/apt/sources.list.d/debian.sources ] && m=$(awk -v want="$1" -v not="$2" 'BEGIN { RS = "" }
-        $0 ~ ("Suites:[^\n]*[[:space:]]" want "([[:space:]]|$)") && (not == "" || $0 !~ not) && $0 !~ /Enabled:[[:space:]]*no/ {
-            if (match($0, /URIs:[[:space:]]*[^[:space:]]+/)) { s = substr($0, RSTART, RLENGTH); sub(/URIs:[[:space:]]*/, "", s); print s; exit } }' \
-        /etc/apt/sources.list.d/debian.sources)
-    [ -n "$m" ] || m=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null | awk -v want="$1" -v not="$2" '
-        $1 == "deb" && (not == "" || $0 !~ not) {
-            for (i = 2; i < NF; i++) if ($i ~ /^(https?|ftp|file):/ && $(i + 1) ~ ("^" want "$")) { print $i; exit } }')
-    echo "$m"
-}
+source "$REPO/scripts/lib/debian_mirror.sh"  # debian_mirror, write_debian_sources
 
 BASE_RECIPE="minbase-slim-2"            # bump when the rootfs recipe below changes
 if [ "$(podman image inspect "$BASE_IMAGE" --format '{{index .Labels "navprefs.verify.recipe"}}' 2>/dev/null)" = "$BASE_RECIPE" ]; then
@@ -149,11 +138,7 @@ else
     # Like debian:bookworm-slim (debuerreotype): deb822 sources with updates (and security when
     # this machine has a mirror for it); apt keeps no package caches (without docker-clean every
     # apt-get layer carries 80 MB of /var/cache/apt/*.bin); no docs, man pages or locales.
-    rm -f "$ROOTFS/etc/apt/sources.list"
-    {
-        printf 'Types: deb\nURIs: %s\nSuites: bookworm bookworm-updates\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' "$MIRROR"
-        [ -n "$SECURITY" ] && printf '\nTypes: deb\nURIs: %s\nSuites: bookworm-security\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' "$SECURITY"
-    } >"$ROOTFS/etc/apt/sources.list.d/debian.sources"
+    write_debian_sources "$ROOTFS" "$MIRROR" "$SECURITY"
     cat >"$ROOTFS/etc/apt/apt.conf.d/docker-clean" <<'EOF'
 DPkg::Post-Invoke { "rm -f /var/cache/apt/archives/*.deb /var/cache/apt/archives/partial/*.deb /var/cache/apt/*.bin || true"; };
 APT::Update::Post-Invoke { "rm -f /var/cache/apt/archives/*.deb /var/cache/apt/archives/partial/*.deb /var/cache/apt/*.bin || true"; };

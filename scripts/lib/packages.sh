@@ -33,5 +33,12 @@ ensure_packages() {
   DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 install -y -q --no-install-recommends "${missing[@]}" >/dev/null
 }
 
-# The libraries NavPrefs is built on (Package.swift's systemLibrary targets).
-BUILD_PACKAGES=(libmicrohttpd-dev libsqlite3-dev libjansson-dev libpq-dev libssl-dev pkg-config)
+# What the Swift toolchain needs on Debian 12 beyond what debootstrap installs (the bare-machine
+# check of scripts/test found them): swift, swift-build and the driver load libncurses, libsqlite3,
+# libcurl and libxml2; swiftc links with binutils' ld against glibc's start files (libc6-dev) and
+# libgcc (libgcc-12-dev). swift.org lists more for Debian 12 (gcc, git, libstdc++-12-dev, python3
+# for lldb...): NavPrefs builds, and its tests build and run, without them.
+TOOLCHAIN_PACKAGES=(binutils libc6-dev libgcc-12-dev libcurl4 libxml2 libncurses6 libsqlite3-0)
+# What `swift build` of NavPrefs needs: the toolchain's packages, and the libraries NavPrefs is
+# built on (Package.swift's systemLibrary targets).
+BUILD_PACKAGES=("${TOOLCHAIN_PACKAGES[@]}" libmicrohttpd-dev libsqlite3-dev libjansson-dev libpq-dev libssl-dev pkg-config)
