@@ -1,8 +1,10 @@
-#!/usr/bin/env python3
-"""PostgreSQL failover under load, for real: a pg_auto_failover formation (monitor, primary,
-synchronous standby: scripts/lib/pg_auto_failover.py), two navprefs instances on its multi-host
-connection string behind nginx (deploy/nginx-navprefs.conf), 16 writers incrementing counters
-with Idempotency-Keys, readers, and SSE subscribers on each instance. Each round breaks the
+"""PostgreSQL failover under load, for real: the pg_auto_failover formation deploy/compose.yaml
+ships (monitor, primary, synchronous standby), started from deploy/'s own files (each part's
+entrypoint.sh with compose.yaml's environment and the image's settings:
+scripts/lib/pg_auto_failover.py), two navprefs instances on compose.yaml's DATABASE_URL behind
+nginx (deploy/nginx-navprefs.conf), 16 writers incrementing counters with Idempotency-Keys,
+readers, and SSE subscribers on each instance. It first checks that the monitor and the keepers
+run deploy/'s settings and that the primary commits synchronously; then each round breaks the
 primary at a random moment:
 
   postmaster  kill -9 of the primary's postmaster (its keeper starts it again)
@@ -22,13 +24,14 @@ Seeds: one per round (the fault's moment, profiles, keys); the fixed ones below,
 derived from the commit (its round's kind is drawn from it). Replay one round with
 NAVPREFS_FAILOVER_SEEDS=kind:seed[,kind:seed...].
 
-Usage: check-failover.py NAVPREFS_BINARY      (as root: it creates users and firewall rules)
+Usage: check-failover.py NAVPREFS_BINARY      (as root: namespaces, a bridge, firewall rules)
 """
 import http.client
 import json
 import os
 import random
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -74,12 +77,15 @@ def request(port, method, path, headers=None, timeout=20, body=None):
         return 0, {}, b""
 
 
-def start_instance(binary, url, port, directory, name):
+def start_instance(binary, formation, port, directory, name):
+    """One instance with compose.yaml's environment (its DATABASE_URL as it is, the formation's
+    names resolving); the flags place it here: its port, nginx on loopback as the trusted proxy
+    (compose.yaml names nginx's address on its network), and the check's quicker heartbeats."""
     log = open(os.path.join(directory, f"{name}.log"), "w+")
-    process = subprocess.Popen([binary, "--port", str(port), "--database", url, "--readiness-drain", "0",
-                                "--sse-heartbeat", "2", "--log-level", "warning",
-                                "--trusted-proxies", "127.0.0.1", "--allowed-hosts", "navprefs.test"],
-                               stdout=log, stderr=subprocess.STDOUT)
+    process = subprocess.Popen(formation.resolving([binary, "--port", str(port), "--readiness-drain", "0",
+                                                    "--sse-heartbeat", "2", "--log-level", "warning",
+                                                    "--trusted-proxies", "127.0.0.1", "--allowed-hosts", "navprefs.test"]),
+                               env={**os.environ, **formation.instance_env}, stdout=log, stderr=subprocess.STDOUT)
     deadline = time.time() + 20
     while time.time() < deadline:
         if request(port, "GET", "/healthz", timeout=2)[0] == 200:
@@ -283,6 +289,7 @@ def run_round(formation, ports, front, kind, seed, number):
     for thread in subscribers + threads:
         thread.start()
     primary = formation.primary()
+    log_before = len(primary.log())
     time.sleep(rng.uniform(2.0, 4.0))  # the random moment
     fault = time.time()
     print(f"failover: round {number} {kind} (seed {seed}): {primary.name} at {time.strftime('%H:%M:%S')}", flush=True)
@@ -318,6 +325,8 @@ def run_round(formation, ports, front, kind, seed, number):
     formation.wait_healthy(90)
     rejoined = time.time() - rejoin_started
     new_primary = formation.primary()
+    rejoin_log = primary.log()[log_before:]
+    full_copy = "Failed to rewind" in rejoin_log or "base backup completed" in rejoin_log
     time.sleep(1.5)  # the last events reach the streams
     for subscriber in subscribers:
         subscriber.stop.set()
@@ -348,7 +357,8 @@ def run_round(formation, ports, front, kind, seed, number):
     print(f"failover: round {number} {kind} (seed {seed}): {total_writes} writes acknowledged, {failed_writes} answers 503 "
           f"or none (retried), lost {lost}, applied twice {twice}; writes succeed again after {took:.1f} s; "
           f"reads sent during it {answered}/{len(window)} answered 200 (slowest {slowest:.1f} s); primary now {new_primary.name}, "
-          f"{primary.name} back as standby after {rejoined:.1f} s; bad answers {len(load.bad)}", flush=True)
+          f"{primary.name} back as standby after {rejoined:.1f} s{' (a full copy)' if full_copy else ''}; "
+          f"bad answers {len(load.bad)}", flush=True)
     for port, profile, count, reopened, problems in results.get("streams", []):
         print(f"failover:   stream on :{port} {profile}: {count} events, reopened {reopened}x, "
               f"{'; '.join(problems) or 'no duplicate, no gap'}", flush=True)
@@ -372,11 +382,14 @@ def run_round(formation, ports, front, kind, seed, number):
         # wait_healthy above returned: one primary, one secondary.
         (f"{name}: the standby took over and the old primary is its standby now" if kind != "postmaster" else
          f"{name}: primary and synchronous standby again"): kind == "postmaster" or new_primary is not primary,
+        f"{name}: the old primary rejoined by pg_rewind, without a full copy": not full_copy,
     }
 
 
 def main():
     binary = sys.argv[1]
+    # `timeout` ends the check with SIGTERM: the formation's processes and namespaces go too.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit("failover: terminated"))
     directory = tempfile.mkdtemp(prefix="navprefs-failover-")
     os.chmod(directory, 0o755)
     formation = Formation(os.path.join(directory, "formation"))
@@ -385,10 +398,11 @@ def main():
     started = time.time()
     try:
         formation.start()
-        print(f"failover: formation up in {time.time() - started:.1f} s ({formation.url})", flush=True)
+        print(f"failover: formation up from deploy/ in {time.time() - started:.1f} s ({formation.url})", flush=True)
+        checks.update(formation.shipped_settings())
         ports = [free_port(), free_port()]
         front = free_port()
-        instances = [start_instance(binary, formation.url, port, directory, f"instance-{i}") for i, port in enumerate(ports)]
+        instances = [start_instance(binary, formation, port, directory, f"instance-{i}") for i, port in enumerate(ports)]
         nginx = nginx_front.start(directory, ports, front)
         for number, (kind, seed) in enumerate(rounds(), start=1):
             checks.update(run_round(formation, ports, front, kind, seed, number))

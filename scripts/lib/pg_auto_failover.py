@@ -1,43 +1,46 @@
-"""A throwaway pg_auto_failover formation on this machine, for scripts/check-failover.py and the
-benchmarks: one monitor and two PostgreSQL nodes (a primary and its synchronous standby), each
-node run by `pg_autoctl run` under an OS user of its own, on 127.0.0.1 with ports of its own.
+"""The pg_auto_failover formation of deploy/compose.yaml (a monitor, a primary and its synchronous
+standby), started on this machine from deploy/'s own files, for scripts/check-failover.py and
+bench/postgres/sync-cost.py: nothing here sets a timing, a node setting or a connection string.
 
-Why an OS user per node: a network partition of one node is then one firewall rule on its user
-(iptables' owner match drops every packet its keeper and its PostgreSQL send, also to the
-monitor) plus one on its port (every packet sent to it), on the loopback interface, with no
-network namespaces. Unix sockets (the keeper to its own PostgreSQL) are not affected, as on a
-real machine cut off from the network.
+Each PostgreSQL service of compose.yaml (those built from deploy/pg-auto-failover) runs its
+image's entrypoint, deploy/pg-auto-failover/entrypoint.sh, the way a container would:
+  - environment: the Containerfile's ENV, then the service's `environment` from compose.yaml,
+    as the Containerfile's USER;
+  - network: a network namespace of its own on a bridge with compose.yaml's subnet, so every
+    part listens on 5432 as in compose; the service names resolve through a hosts file bound
+    over /etc/hosts (compose's DNS does that in containers), and nothing else resolves;
+  - files: a private mount namespace with the service's volume bound at compose.yaml's path
+    (its own /run/postgresql and /tmp too) and the service's hostname (a UTS namespace).
+The instances (check-failover.py starts the binary under test) get compose.yaml's DATABASE_URL
+as it is, run through `resolving`, which binds the same hosts file.
 
-Why the monitor's timings are shortened (see `tune_monitor`): the defaults (a health check every
-20 s, a node unhealthy after 20 s of silence, 30 s for an old primary to demote itself) are made
-for networks where a pause is likelier than a death; here they would dominate every figure.
-Shortening the demotion wait is safe for acknowledged writes because the standby is synchronous:
-a cut-off old primary cannot acknowledge a commit that the new primary lacks.
+Breaking a node the way a machine breaks: `kill` ends every process in its network namespace
+(its keeper and its PostgreSQL); `partition` drops every packet on its interface (iptables in
+its namespace: nothing in, nothing out; its keeper still reaches its own PostgreSQL).
 
-Needs Debian's postgresql-NN-auto-failover and pg-auto-failover-cli (and iptables for
-partitions); runs as root (it creates the node users and the firewall rules).
+Needs root, Debian's postgresql-15-auto-failover, pg-auto-failover-cli, iptables, iproute2,
+util-linux (nsenter, unshare, setpriv) and PyYAML.
 """
-import glob
+import ipaddress
 import os
 import pwd
+import re
+import shlex
 import shutil
 import signal
 import socket
 import subprocess
 import time
 
-# Debian's newest PostgreSQL, the one its pg_auto_failover package is built for.
-BIN = (sorted(glob.glob("/usr/lib/postgresql/*/bin"), key=lambda path: int(path.split("/")[-2])) or ["/usr/lib/postgresql/15/bin"])[-1]
-USERS = ("navprefs-pgaf1", "navprefs-pgaf2")
-# Monitor settings (milliseconds); see the module's docstring for why.
-MONITOR_SETTINGS = {
-    "pgautofailover.health_check_period": 1000,
-    "pgautofailover.health_check_timeout": 1000,
-    "pgautofailover.health_check_max_retries": 1,
-    "pgautofailover.health_check_retry_delay": 500,
-    "pgautofailover.node_considered_unhealthy_timeout": 2000,
-    "pgautofailover.primary_demote_timeout": 2000,
-}
+import yaml
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+DEPLOY = os.path.join(ROOT, "deploy")
+IMAGE = os.path.join(DEPLOY, "pg-auto-failover")
+# What a container's PATH is when its image sets none (Docker's and podman's default).
+CONTAINER_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+PSQL = "/usr/lib/postgresql/15/bin/psql"
+PREFIX = "npf"  # of every bridge, veth and network namespace made here; then the owner's pid
 
 
 def free_port():
@@ -46,42 +49,141 @@ def free_port():
         return s.getsockname()[1]
 
 
-class Node:
-    """One `pg_autoctl run` service: the monitor or a data node."""
+def containerfile():
+    """(ENV as a dict, USER) of deploy/pg-auto-failover/Containerfile."""
+    text = open(os.path.join(IMAGE, "Containerfile")).read().replace("\\\n", " ")
+    env, user = {}, "root"
+    for line in text.splitlines():
+        words = line.split(None, 1)
+        if len(words) == 2 and words[0] == "ENV":
+            env.update(item.split("=", 1) for item in shlex.split(words[1]))
+        elif len(words) == 2 and words[0] == "USER":
+            user = words[1].strip()
+    return env, user
 
-    def __init__(self, formation, name, user, port):
-        self.formation, self.name, self.user, self.port = formation, name, user, port
+
+def settings(path):
+    """{name: value} of a settings file (`name = value` lines, `#` comments), as deploy/ ships it."""
+    values = {}
+    for line in open(path):
+        line = line.split("#", 1)[0].strip()
+        if line:
+            name, value = (part.strip() for part in line.split("=", 1))
+            values[name] = value
+    return values
+
+
+def run(*command, check=True):
+    return subprocess.run(command, capture_output=True, text=True, check=check)
+
+
+def clear_leftovers():
+    """Removes the namespaces, veths and bridges of earlier runs whose process is gone (a run
+    ended by `timeout` cannot clean up after itself)."""
+    names = run("ip", "netns", "list", check=False).stdout.split()
+    links = re.findall(r"^\d+: ([^:@]+)", run("ip", "-o", "link", "show", check=False).stdout, re.M)
+    owners = {int(m[1]) for name in names + links if (m := re.match(rf"{PREFIX}(\d+)", name))}
+    for owner in owners:
+        if os.path.exists(f"/proc/{owner}"):
+            continue
+        for name in names:
+            if name.startswith(f"{PREFIX}{owner}-"):
+                for pid in run("ip", "netns", "pids", name, check=False).stdout.split():
+                    try:
+                        os.kill(int(pid), signal.SIGKILL)
+                    except ProcessLookupError:
+                        pass
+                run("ip", "netns", "delete", name, check=False)
+        for link in links:
+            if re.fullmatch(rf"{PREFIX}{owner}(h\d+)?", link):
+                run("ip", "link", "delete", link, check=False)
+        run("iptables", "-w", "-D", "FORWARD", "-i", f"{PREFIX}{owner}", "-o", f"{PREFIX}{owner}", "-j", "ACCEPT", check=False)
+
+
+class Service:
+    """One PostgreSQL service of compose.yaml (the monitor or a data node), run from its entrypoint."""
+
+    def __init__(self, formation, name, definition, index, address):
+        self.formation, self.name, self.index, self.address = formation, name, index, address
+        self.hostname = definition.get("hostname", name)
+        self.netns = f"{formation.tag}-{name}"
+        self.veth = f"{formation.tag}h{index}"
         self.home = os.path.join(formation.directory, name)
-        self.pgdata = os.path.join(self.home, "data")
+        volume, self.volume_path = definition["volumes"][0].split(":")[:2]
+        self.volume = os.path.join(formation.directory, "volumes", volume)
+        image_env, self.user = formation.image
+        self.env = {"PATH": CONTAINER_PATH, "HOME": pwd.getpwnam(self.user).pw_dir, "HOSTNAME": self.hostname,
+                    **image_env, **{key: str(value) for key, value in (definition.get("environment") or {}).items()}}
+        self.role = self.env.get("PG_AUTOCTL_ROLE", "postgres")
+        self.pgdata = self.env["PGDATA"]
         self.process = None
 
-    def env(self):
-        # pg_autoctl keeps its configuration, state and pid files under the XDG directories:
-        # one set per node, so that nodes never share them (the default would be $HOME and /tmp).
-        return {"PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-                "XDG_CONFIG_HOME": f"{self.home}/config", "XDG_DATA_HOME": f"{self.home}/share",
-                "XDG_RUNTIME_DIR": f"{self.home}/run", "LC_ALL": "C.UTF-8"}
+    # -- the service's namespaces
+
+    def create(self):
+        """Its network namespace on the formation's bridge, its directories."""
+        tag = self.formation.tag
+        run("ip", "netns", "add", self.netns)
+        run("ip", "link", "add", self.veth, "type", "veth", "peer", "name", "eth0", "netns", self.netns)
+        run("ip", "link", "set", self.veth, "master", tag, "up")
+        run("ip", "-n", self.netns, "addr", "add", f"{self.address}/{self.formation.network.prefixlen}", "dev", "eth0")
+        run("ip", "-n", self.netns, "link", "set", "eth0", "up")
+        run("ip", "-n", self.netns, "link", "set", "lo", "up")
+        run("ip", "-n", self.netns, "route", "add", "default", "via", str(self.formation.gateway))
+        for path, mode in ((self.volume, 0o700), (f"{self.home}/run", 0o2775), (f"{self.home}/tmp", 0o1777)):
+            os.makedirs(path, exist_ok=True)
+            shutil.chown(path, self.user, self.user)
+            os.chmod(path, mode)
+
+    def inside(self, argv, env=None):
+        """argv as the image's user in this service's namespaces, with exactly env (default: the
+        service's environment)."""
+        mounts = " && ".join([
+            'mount --bind "$1" /etc/hosts',
+            'mount --bind "$1.resolv" /etc/resolv.conf',
+            'mount -t tmpfs -o mode=0755 tmpfs "$(dirname "$2")"',
+            'chown "$0:" "$(dirname "$2")"',
+            'mkdir "$2"',
+            'mount --bind "$3" "$2"',
+            'mount --bind "$4/run" /run/postgresql',
+            'mount --bind "$4/tmp" /tmp',
+            'hostname "$5"',
+            'shift 6',
+            'exec setpriv --reuid="$0" --regid="$0" --init-groups env -i "$@"',
+        ])
+        env = self.env if env is None else env
+        return ["nsenter", f"--net=/run/netns/{self.netns}", "unshare", "--mount", "--uts", "--propagation", "private",
+                "sh", "-c", mounts, self.user, self.formation.hosts_file, self.volume_path, self.volume, self.home,
+                self.hostname, "--", *[f"{key}={value}" for key, value in env.items()], *argv]
+
+    def start(self):
+        """Runs deploy/pg-auto-failover/entrypoint.sh (again: a restarted container)."""
+        log = open(os.path.join(self.home, "entrypoint.log"), "a")
+        self.process = subprocess.Popen(self.inside([os.path.join(IMAGE, "entrypoint.sh")]),
+                                        stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
 
     def autoctl(self, *arguments, check=True, timeout=120):
-        command = ["runuser", "-u", self.user, "--", "pg_autoctl", *arguments, "--pgdata", self.pgdata]
-        result = subprocess.run(command, env=self.env(), capture_output=True, text=True, errors="replace", timeout=timeout)
+        """`pg_autoctl ARGUMENTS --pgdata PGDATA` in the service, as its entrypoint runs it."""
+        result = subprocess.run(self.inside(["pg_autoctl", *arguments, "--pgdata", self.pgdata]),
+                                capture_output=True, text=True, errors="replace", timeout=timeout)
         if check and result.returncode != 0:
-            raise RuntimeError(f"{' '.join(arguments)} on {self.name}: {result.stdout}{result.stderr}")
+            raise RuntimeError(f"pg_autoctl {' '.join(arguments)} on {self.name}: {result.stdout}{result.stderr}")
         return result.stdout
 
-    def run(self):
-        """Starts (or restarts) `pg_autoctl run` for this node."""
-        log = open(os.path.join(self.home, "run.log"), "a")
-        self.process = subprocess.Popen(["runuser", "-u", self.user, "--", "pg_autoctl", "run", "--pgdata", self.pgdata],
-                                        env=self.env(), stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    def log(self):
+        try:
+            return open(os.path.join(self.home, "entrypoint.log"), errors="replace").read()
+        except OSError:
+            return ""
+
+    # -- breaking it
 
     def pids(self):
-        """Every process this node's user runs: its keeper and its PostgreSQL (the user is ours alone)."""
-        result = subprocess.run(["ps", "-o", "pid=", "-u", self.user], capture_output=True, text=True)
-        return [int(pid) for pid in result.stdout.split()]
+        """Every process in the service's network namespace: its keeper and its PostgreSQL."""
+        return [int(pid) for pid in run("ip", "netns", "pids", self.netns, check=False).stdout.split()]
 
     def postmaster_pid(self):
-        with open(os.path.join(self.pgdata, "postmaster.pid")) as f:
+        with open(os.path.join(self.volume, os.path.relpath(self.pgdata, self.volume_path), "postmaster.pid")) as f:
             return int(f.readline())
 
     def kill_postmaster(self):
@@ -90,101 +192,133 @@ class Node:
 
     def kill(self):
         """kill -9 of the whole node, keeper and PostgreSQL, as if its machine died."""
-        for pid in self.pids():
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
+        for _ in range(3):  # a process forked meanwhile is in the namespace too
+            for pid in self.pids():
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
         if self.process:
             self.process.wait(10)
             self.process = None
 
-    def rules(self):
-        return [["OUTPUT", "-m", "owner", "--uid-owner", self.user, "-j", "DROP"],
-                ["OUTPUT", "-p", "tcp", "-d", "127.0.0.1", "--dport", str(self.port), "-j", "DROP"]]
+    def run(self):
+        """Starts the killed node again, as compose's restart policy would."""
+        self.start()
+
+    def iptables(self, action):
+        for rule in (["INPUT", "-i", "eth0", "-j", "DROP"], ["OUTPUT", "-o", "eth0", "-j", "DROP"]):
+            result = run("nsenter", f"--net=/run/netns/{self.netns}", "iptables", "-w", action, *rule, check=False)
+            if action == "-I" and result.returncode != 0:
+                raise RuntimeError(f"iptables in {self.netns}: {result.stderr}")
+            while action == "-D" and result.returncode == 0:
+                result = run("nsenter", f"--net=/run/netns/{self.netns}", "iptables", "-w", action, *rule, check=False)
 
     def partition(self):
         """Cuts the node off the network: nothing it sends and nothing sent to it arrives."""
-        for rule in self.rules():
-            subprocess.run(["iptables", "-w", "-I", *rule], check=True)
+        self.iptables("-I")
 
     def heal(self):
-        for rule in self.rules():
-            while subprocess.run(["iptables", "-w", "-D", *rule], capture_output=True).returncode == 0:
-                pass
+        self.iptables("-D")
+
+    def remove(self):
+        self.kill()
+        run("ip", "link", "delete", self.veth, check=False)
+        run("ip", "netns", "delete", self.netns, check=False)
 
 
 class Formation:
-    """The monitor and two data nodes; `url` is the multi-host connection string for navprefs."""
+    """compose.yaml's monitor and data nodes; `url` is compose.yaml's DATABASE_URL of the instances."""
 
-    def __init__(self, directory, dbname="navprefs"):
-        self.directory, self.dbname = directory, dbname
+    def __init__(self, directory, compose=os.path.join(DEPLOY, "compose.yaml")):
+        self.directory = directory
         os.makedirs(directory, exist_ok=True)
         os.chmod(directory, 0o755)
-        for user in USERS:
-            try:
-                pwd.getpwnam(user)
-            except KeyError:
-                # In group postgres: PostgreSQL's socket and lock files go to /var/run/postgresql.
-                subprocess.run(["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin",
-                                "--groups", "postgres", user], check=True)
-        self.monitor = Node(self, "monitor", "postgres", free_port())
-        self.nodes = [Node(self, f"node{i + 1}", user, free_port()) for i, user in enumerate(USERS)]
-        for node in [self.monitor, *self.nodes]:
-            for sub in ("", "/run"):
-                os.makedirs(node.home + sub, exist_ok=True)
-            subprocess.run(["chown", "-R", node.user, node.home], check=True)
+        self.compose = yaml.safe_load(open(compose))
+        self.image = containerfile()
+        services = self.compose["services"]
+        context = os.path.relpath(IMAGE, DEPLOY)
+        # The PostgreSQL parts, in compose.yaml's order (which is its depends_on order).
+        names = [name for name, service in services.items() if (service.get("build") or {}).get("context") == context]
+        self.tag = f"{PREFIX}{os.getpid()}"
+        self.network = self.free_subnet()
+        self.gateway = self.network.network_address + 1
+        self.services = [Service(self, name, services[name], index, self.gateway + 1 + index)
+                         for index, name in enumerate(names)]
+        self.monitor = next(service for service in self.services if service.role == "monitor")
+        self.nodes = [service for service in self.services if service.role == "postgres"]
+        # The navprefs instances: the services given a DATABASE_URL that run the image as built
+        # (navprefs-token overrides its entrypoint to make a token once).
+        instances = [service for service in services.values()
+                     if "DATABASE_URL" in (service.get("environment") or {}) and "entrypoint" not in service]
+        envs = [{key: str(value) for key, value in service["environment"].items()} for service in instances]
+        if not envs or any(env != envs[0] for env in envs):
+            raise ValueError(f"compose.yaml's instances should share one environment: {envs}")
+        self.instance_env = envs[0]
+        self.url = self.instance_env["DATABASE_URL"]
+        self.hosts_file = os.path.join(directory, "hosts")
+        with open(self.hosts_file, "w") as f:
+            f.write("127.0.0.1 localhost\n")
+            for service in self.services:
+                f.write(f"{service.address} {service.hostname} {service.name}\n")
+        # No name server in the services (the host's is beyond the bridge): a name not in the
+        # hosts file fails at once. PostgreSQL looks up each client's address for pg_hba.conf's
+        # host name lines; a name server that does not answer would stall every connection.
+        with open(self.hosts_file + ".resolv", "w") as f:
+            f.write("nameserver 127.0.0.1\n")
 
-    @property
-    def monitor_uri(self):
-        return f"postgres://autoctl_node@127.0.0.1:{self.monitor.port}/pg_auto_failover?sslmode=disable"
+    def free_subnet(self):
+        """compose.yaml's subnet, or the next free /24 when another run on this machine holds it."""
+        wanted = ipaddress.ip_network(self.compose["networks"]["navprefs"]["ipam"]["config"][0]["subnet"])
+        used = [ipaddress.ip_interface(address).network
+                for address in re.findall(r"inet (\S+)", run("ip", "-o", "-4", "addr", "show").stdout)]
+        for offset in range(64):
+            candidate = ipaddress.ip_network((int(wanted.network_address) + offset * wanted.num_addresses, wanted.prefixlen))
+            if not any(candidate.overlaps(network) for network in used):
+                return candidate
+        raise RuntimeError(f"no free subnet near {wanted}")
 
-    @property
-    def url(self):
-        """libpq's multi-host form: it tries each host in turn and keeps the one that takes writes."""
-        hosts = ",".join(f"127.0.0.1:{node.port}" for node in self.nodes)
-        return (f"postgresql://postgres@{hosts}/{self.dbname}"
-                "?target_session_attrs=read-write&connect_timeout=2&sslmode=disable")
+    def resolving(self, argv):
+        """argv with the formation's names resolving (the hosts file bound over /etc/hosts in a
+        private mount namespace), as the instances of compose.yaml see them."""
+        return ["unshare", "--mount", "--propagation", "private", "sh", "-c", 'mount --bind "$0" /etc/hosts && exec "$@"',
+                self.hosts_file, *argv]
 
     def start(self, timeout=150):
-        """Creates and starts the monitor, then the primary, then the standby; returns once the
-        standby is secondary (replicating synchronously)."""
-        self.monitor.autoctl("create", "monitor", "--pgctl", f"{BIN}/pg_ctl", "--pgport", str(self.monitor.port),
-                             "--hostname", "127.0.0.1", "--auth", "trust", "--no-ssl")
-        self.monitor.run()
-        self.wait(lambda: self.sql("SELECT 1") == "1", timeout, "the monitor to answer")
-        self.tune_monitor()
-        for index, node in enumerate(self.nodes):
-            node.autoctl("create", "postgres", "--pgctl", f"{BIN}/pg_ctl", "--pgport", str(node.port),
-                         "--listen", "127.0.0.1", "--hostname", "127.0.0.1", "--name", node.name,
-                         "--dbname", self.dbname, "--username", "postgres", "--monitor", self.monitor_uri,
-                         "--auth", "trust", "--no-ssl", timeout=timeout)
-            # The keeper gives up on an unreachable monitor and standby (and demotes itself)
-            # after this many seconds; 20 by default.
-            node.autoctl("config", "set", "timeout.network_partition_timeout", "5")
-            node.run()
-            wanted = "single" if index == 0 else "secondary"
-            self.wait(lambda: self.states().get(node.name) == (wanted, wanted), timeout, f"{node.name} to be {wanted}")
+        """The bridge, then each service in compose.yaml's order, each once the one before it is
+        up (the monitor answering, the primary single); returns once the standby is secondary."""
+        clear_leftovers()
+        run("ip", "link", "add", self.tag, "type", "bridge")
+        run("ip", "addr", "add", f"{self.gateway}/{self.network.prefixlen}", "dev", self.tag)
+        run("ip", "link", "set", self.tag, "up")
+        # Bridged packets pass the host's FORWARD chain when br_netfilter is loaded.
+        run("iptables", "-w", "-I", "FORWARD", "-i", self.tag, "-o", self.tag, "-j", "ACCEPT")
+        for service in self.services:
+            service.create()
+        for service in self.services:
+            service.start()
+            if service is self.monitor:
+                self.wait(lambda: self.sql("SELECT 1") == "1", timeout, "the monitor to answer", service)
+            else:
+                wanted = "single" if service is self.nodes[0] else "secondary"
+                self.wait(lambda: self.states().get(service.name) == (wanted, wanted), timeout, f"{service.name} to be {wanted}", service)
         self.wait_healthy(timeout)
 
-    def tune_monitor(self):
-        for name, value in MONITOR_SETTINGS.items():
-            self.sql(f"ALTER SYSTEM SET {name} = {value}")
-        self.sql("SELECT pg_reload_conf()")
-
-    def sql(self, query, port=None, dbname="pg_auto_failover"):
-        """One query on the monitor (or on a node's port), its first value; None if it fails."""
-        result = subprocess.run([f"{BIN}/psql", "-h", "127.0.0.1", "-p", str(port or self.monitor.port), "-U", "postgres",
-                                 "-d", dbname, "-XtAqc", query], capture_output=True, text=True, timeout=10,
-                                env={**os.environ, "PGCONNECT_TIMEOUT": "2"})
+    def sql(self, query, node=None, dbname="pg_auto_failover"):
+        """One query on the monitor (or on a node), its first value; None if it fails. Over the
+        service's Unix socket, as the image's user."""
+        service = node or self.monitor
+        env = {"PATH": CONTAINER_PATH, "PGCONNECT_TIMEOUT": "2"}
+        result = subprocess.run(service.inside([PSQL, "-d", dbname, "-XtAqc", query], env=env),
+                                capture_output=True, text=True, timeout=15)
         return result.stdout.strip().split("\n")[0] if result.returncode == 0 else None
 
     def states(self):
         """{node name: (reported state, assigned state)} as the monitor sees them."""
-        result = subprocess.run([f"{BIN}/psql", "-h", "127.0.0.1", "-p", str(self.monitor.port), "-U", "postgres",
-                                 "-d", "pg_auto_failover", "-XtAqF|", "-c",
-                                 "SELECT nodename, reportedstate, goalstate FROM pgautofailover.node"],
-                                capture_output=True, text=True, timeout=10)
+        env = {"PATH": CONTAINER_PATH, "PGCONNECT_TIMEOUT": "2"}
+        result = subprocess.run(self.monitor.inside([PSQL, "-d", "pg_auto_failover", "-XtAqF|", "-c",
+                                                     "SELECT nodename, reportedstate, goalstate FROM pgautofailover.node"], env=env),
+                                capture_output=True, text=True, timeout=15)
         states = {}
         for line in result.stdout.split():
             name, reported, goal = line.split("|")
@@ -193,8 +327,9 @@ class Formation:
 
     def primary(self):
         """The node the monitor holds primary now, or None."""
+        states = self.states()
         for node in self.nodes:
-            if self.states().get(node.name, ("", ""))[1] in ("primary", "wait_primary", "single"):
+            if states.get(node.name, ("", ""))[1] in ("primary", "wait_primary", "single"):
                 return node
         return None
 
@@ -209,7 +344,7 @@ class Formation:
             return values == [("primary", "primary"), ("secondary", "secondary")]
         self.wait(healthy, timeout, "primary and secondary")
 
-    def wait(self, condition, timeout, what):
+    def wait(self, condition, timeout, what, service=None):
         deadline = time.time() + timeout
         while time.time() < deadline:
             try:
@@ -217,21 +352,38 @@ class Formation:
                     return
             except (subprocess.SubprocessError, ValueError, OSError):
                 pass
+            if service and service.process and service.process.poll() is not None:
+                raise RuntimeError(f"{service.name}'s entrypoint ended ({service.process.returncode}):\n{service.log()[-3000:]}")
             time.sleep(0.2)
-        raise TimeoutError(f"waited {timeout} s for {what}; states: {self.states()}")
+        logs = "".join(f"\n--- {s.name}:\n{s.log()[-1500:]}" for s in ([service] if service else self.services))
+        raise TimeoutError(f"waited {timeout} s for {what}; states: {self.states()}{logs}")
+
+    def shipped_settings(self):
+        """Checks that the running formation took deploy/'s settings: each of monitor.conf's
+        values as the monitor's PostgreSQL shows it, each of keeper.conf's as each keeper's
+        configuration holds it, and the primary committing synchronously with its standby."""
+        checks = {}
+        monitor = settings(os.path.join(IMAGE, "monitor.conf"))
+        shown = {name: self.sql(f"SELECT setting FROM pg_settings WHERE name = '{name}'") for name in monitor}
+        differing = [f"{name} = {shown[name]}" for name, value in monitor.items() if shown[name] != value]
+        checks[f"the monitor runs monitor.conf's {len(monitor)} settings ({', '.join(differing) or 'all'})"] = not differing and bool(monitor)
+        keeper = settings(os.path.join(IMAGE, "keeper.conf"))
+        differing = [f"{node.name}: {name} = {got}" for node in self.nodes for name, value in keeper.items()
+                     if (got := node.autoctl("config", "get", name).strip()) != value]
+        checks[f"each keeper runs keeper.conf's {len(keeper)} settings ({', '.join(differing) or 'all'})"] = not differing and bool(keeper)
+        primary = self.primary()
+        names = self.sql("SHOW synchronous_standby_names", node=primary, dbname="postgres") or ""
+        commit = self.sql("SHOW synchronous_commit", node=primary, dbname="postgres")
+        checks[f"the primary commits synchronously (synchronous_standby_names {names!r}, synchronous_commit {commit})"] = \
+            names.startswith("ANY 1 (") and commit == "on"
+        return checks
 
     def stop(self):
-        """Removes the firewall rules, kills every node and the monitor, deletes the directory."""
-        for node in self.nodes:
-            node.heal()
-        for node in [*self.nodes, self.monitor]:
-            if node is self.monitor:
-                if node.process and node.process.poll() is None:
-                    os.killpg(node.process.pid, signal.SIGTERM)
-                    try:
-                        node.process.wait(20)
-                    except subprocess.TimeoutExpired:
-                        os.killpg(node.process.pid, signal.SIGKILL)
-            else:
-                node.kill()
+        """Removes the firewall rules, kills every service, removes the namespaces, the bridge and
+        the directory."""
+        for service in reversed(self.services):
+            service.heal()
+            service.remove()
+        run("iptables", "-w", "-D", "FORWARD", "-i", self.tag, "-o", self.tag, "-j", "ACCEPT", check=False)
+        run("ip", "link", "delete", self.tag, check=False)
         shutil.rmtree(self.directory, ignore_errors=True)
