@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """What synchronous replication costs per write: increments (wrk -t1 -c16, 64 profiles round
 robin, bench/postgres/increment.lua) against one navprefs on a single PostgreSQL and one on the
-primary of a pg_auto_failover formation whose standby is synchronous (scripts/lib/
-pg_auto_failover.py), and on that primary again with the standby taken out of the write quorum
-(asynchronous: same cluster, same settings), interleaved in every repetition, medians reported. Both clusters keep
-fsync and synchronous_commit on (durable), both run on this machine.
+primary of the pg_auto_failover formation deploy/compose.yaml ships, whose standby is
+synchronous (started from deploy/'s files: scripts/lib/pg_auto_failover.py), and on that primary
+again with the standby taken out of the write quorum (asynchronous: same cluster, same
+settings), interleaved in every repetition, medians reported. Both clusters keep fsync and
+synchronous_commit on (durable), both run on this machine.
 
 Usage: sync-cost.py NAVPREFS_BINARY [REPS=3] [DUR=5] [C=16]      (as root)
 """
@@ -22,10 +23,10 @@ sys.path.insert(0, os.path.join(ROOT, "scripts", "lib"))
 from pg_auto_failover import Formation, free_port  # noqa: E402
 
 
-def start_navprefs(binary, url, directory, name):
+def start_navprefs(binary, url, directory, name, wrap=lambda argv: argv):
     port = free_port()
     log = open(os.path.join(directory, f"{name}.log"), "w")
-    process = subprocess.Popen([binary, "--port", str(port), "--database", url, "--log-level", "warning"],
+    process = subprocess.Popen(wrap([binary, "--port", str(port), "--database", url, "--log-level", "warning"]),
                                stdout=log, stderr=subprocess.STDOUT)
     for _ in range(200):
         if subprocess.run(["curl", "-sf", f"http://127.0.0.1:{port}/healthz"], capture_output=True).returncode == 0:
@@ -57,21 +58,23 @@ def main():
     try:
         formation.start()
         primary = formation.primary()
-        standby_names = formation.sql("SHOW synchronous_standby_names", port=primary.port, dbname="postgres")
-        commit = formation.sql("SHOW synchronous_commit", port=primary.port, dbname="postgres")
+        standby_names = formation.sql("SHOW synchronous_standby_names", node=primary, dbname="postgres")
+        commit = formation.sql("SHOW synchronous_commit", node=primary, dbname="postgres")
         single_url = exports["NAVPREFS_TEST_POSTGRES_URL"]
         a, port_single = start_navprefs(binary, single_url, directory, "single")
-        b, port_sync = start_navprefs(binary, formation.url, directory, "sync")
+        b, port_sync = start_navprefs(binary, formation.url, directory, "sync", formation.resolving)
         processes = [a, b]
         standby = formation.standby()
 
         def quorum(on):
             """The standby in the write quorum (synchronous) or out of it (asynchronous): the same
             cluster and settings, so the difference is the synchronous wait alone."""
-            standby.autoctl("set", "node", "replication-quorum", "true" if on else "false")
+            # --name: the image's environment names the monitor (PG_AUTOCTL_MONITOR), and then
+            # pg_autoctl picks the node by name, not by --pgdata.
+            standby.autoctl("set", "node", "replication-quorum", "true" if on else "false", "--name", standby.name)
             wanted = "''" if not on else "ANY"
-            formation.wait(lambda: (formation.sql("SHOW synchronous_standby_names", port=primary.port, dbname="postgres") or "''")
-                           .startswith(wanted) or (not on and formation.sql("SHOW synchronous_standby_names", port=primary.port,
+            formation.wait(lambda: (formation.sql("SHOW synchronous_standby_names", node=primary, dbname="postgres") or "''")
+                           .startswith(wanted) or (not on and formation.sql("SHOW synchronous_standby_names", node=primary,
                                                                                   dbname="postgres") == ""), 60,
                            f"synchronous_standby_names {'set' if on else 'empty'}")
 
