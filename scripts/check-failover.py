@@ -398,7 +398,8 @@ def main():
     started = time.time()
     try:
         formation.start()
-        print(f"failover: formation up from deploy/ in {time.time() - started:.1f} s ({formation.url})", flush=True)
+        parts = ", ".join(f"{name} {seconds:.1f} s" for name, seconds in formation.startup.items())
+        print(f"failover: formation up from deploy/ in {time.time() - started:.1f} s ({parts}; {formation.url})", flush=True)
         checks.update(formation.shipped_settings())
         ports = [free_port(), free_port()]
         front = free_port()

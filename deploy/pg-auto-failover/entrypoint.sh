@@ -2,8 +2,9 @@
 # Starts one pg_auto_failover part of deploy/compose.yaml: the monitor (PG_AUTOCTL_ROLE=monitor)
 # or a data node (PG_AUTOCTL_ROLE=postgres, registering with PG_AUTOCTL_MONITOR). The first
 # start creates the node (initdb, or a base backup of the primary for a standby); every start
-# then applies the settings beside this script and runs the node (`pg_autoctl run`): a restarted
-# container, or the old primary coming back, rejoins as a standby by itself.
+# applies the settings beside this script (the monitor's before its PostgreSQL first starts)
+# and runs the node (`pg_autoctl run`): a restarted container, or the old primary coming back,
+# rejoins as a standby by itself.
 #
 #   monitor.conf  the monitor's timings, included from its postgresql.conf
 #   keeper.conf   each data node's keeper settings (`pg_autoctl config set`)
@@ -32,12 +33,12 @@ reload_if_running() {
   fi
 }
 
-# Copies monitor.conf into PGDATA and includes it from postgresql.conf (once).
+# Copies monitor.conf into PGDATA and includes it from postgresql.conf (once), before the
+# monitor's PostgreSQL starts.
 apply_monitor_settings() {
   install -m 0600 "$here/monitor.conf" "$PGDATA/navprefs-monitor.conf"
   grep -qxF "include 'navprefs-monitor.conf'" "$PGDATA/postgresql.conf" \
     || echo "include 'navprefs-monitor.conf'" >> "$PGDATA/postgresql.conf"
-  reload_if_running
 }
 
 # pg_rewind (an old primary rejoining as a standby) connects to the database "postgres", but
@@ -67,8 +68,13 @@ apply_keeper_settings() {
 case "$role" in
   monitor)
     if [ ! -f "$config" ]; then
-      pg_autoctl create monitor --pgctl "$bin/pg_ctl" --pgdata "$PGDATA" --pgport 5432 \
-        --hostname "$host" --auth "$auth" --no-ssl
+      # initdb as pg_autoctl runs it on an empty PGDATA, so that the settings are in place
+      # before the monitor's first start and that start is its only one: `create` without
+      # --run stops the server it started, and a node registering meanwhile fails.
+      [ -f "$PGDATA/PG_VERSION" ] || "$bin/pg_ctl" initdb -s --pgdata "$PGDATA" -o "--auth=$auth"
+      apply_monitor_settings
+      exec pg_autoctl create monitor --pgctl "$bin/pg_ctl" --pgdata "$PGDATA" --pgport 5432 \
+        --hostname "$host" --auth "$auth" --no-ssl --run
     fi
     apply_monitor_settings
     ;;

@@ -10,7 +10,8 @@ image's entrypoint, deploy/pg-auto-failover/entrypoint.sh, the way a container w
     part listens on 5432 as in compose; the service names resolve through a hosts file bound
     over /etc/hosts (compose's DNS does that in containers), and nothing else resolves;
   - files: a private mount namespace with the service's volume bound at compose.yaml's path
-    (its own /run/postgresql and /tmp too) and the service's hostname (a UTS namespace).
+    (on an empty tmpfs for the directory above it, as in the image; its own /run/postgresql and
+    /tmp too) and the service's hostname (a UTS namespace).
 The instances (check-failover.py starts the binary under test) get compose.yaml's DATABASE_URL
 as it is, run through `resolving`, which binds the same hosts file.
 
@@ -295,13 +296,17 @@ class Formation:
         run("iptables", "-w", "-I", "FORWARD", "-i", self.tag, "-o", self.tag, "-j", "ACCEPT")
         for service in self.services:
             service.create()
+        self.startup = {}  # service name: seconds until it was up
         for service in self.services:
+            begun = time.time()
             service.start()
             if service is self.monitor:
-                self.wait(lambda: self.sql("SELECT 1") == "1", timeout, "the monitor to answer", service)
+                self.wait(lambda: self.sql("SELECT count(*) FROM pgautofailover.node") == "0", timeout,
+                          "the monitor to answer", service)
             else:
                 wanted = "single" if service is self.nodes[0] else "secondary"
                 self.wait(lambda: self.states().get(service.name) == (wanted, wanted), timeout, f"{service.name} to be {wanted}", service)
+            self.startup[service.name] = time.time() - begun
         self.wait_healthy(timeout)
 
     def sql(self, query, node=None, dbname="pg_auto_failover"):
