@@ -283,9 +283,11 @@ def run_round(formation, ports, front, kind, seed, number):
         for profile in profiles[:2]:
             state = json.loads(request(port, "GET", f"/v1/profiles/{profile}/state")[2] or b"{}")
             subscribers.append(Subscriber(port, profile, int(state.get("lastEventId", 0))))
-    threads = [threading.Thread(target=load.writer, args=(i,)) for i in range(WRITERS)]
-    threads += [threading.Thread(target=load.reader, args=(i,)) for i in range(READERS)]
-    threads.append(threading.Thread(target=load.readiness, args=(ports,)))
+    # Daemons: a check ended by SIGTERM (CI's timeout) in mid-round must not wait for writers
+    # that retry until acknowledged.
+    threads = [threading.Thread(target=load.writer, args=(i,), daemon=True) for i in range(WRITERS)]
+    threads += [threading.Thread(target=load.reader, args=(i,), daemon=True) for i in range(READERS)]
+    threads.append(threading.Thread(target=load.readiness, args=(ports,), daemon=True))
     for thread in subscribers + threads:
         thread.start()
     primary = formation.primary()
