@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """Checks deploy/compose.yaml and the pg_auto_failover image it builds without starting them
-(starting seven containers would take minutes of CI; scripts/check-failover.py runs the same
-formation on the machine itself): the file parses as YAML and has the parts README promises,
-every service it depends on exists, every build context, Containerfile and mounted file is in
-the repository, the instances' connection string lists both nodes with
-target_session_attrs=read-write, the entrypoint is valid bash with both roles, the image's
-Debian packages exist, and `podman-compose config` (or `docker compose config`) accepts the file
-when one of them is installed.
+(scripts/check-failover.py starts the formation from these files, each part's entrypoint.sh
+with compose.yaml's environment, and breaks it): the file parses as YAML and has the parts
+README promises, every service it depends on exists, every build context, Containerfile and
+mounted file is in the repository, the instances' connection string lists both nodes with
+target_session_attrs=read-write, the entrypoint is valid bash with both roles, the image puts
+the cluster's settings (monitor.conf, keeper.conf) beside the entrypoint that applies them, each
+setting is well formed and docs/several-instances.md gives it with its value, the image's Debian
+packages exist, and `podman-compose config` (or `docker compose config`) accepts the file when
+one of them is installed.
 
 Usage: check-deploy.py
 """
@@ -23,11 +25,32 @@ from navprefs_checks import report  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEPLOY = os.path.join(ROOT, "deploy")
+IMAGE = os.path.join(DEPLOY, "pg-auto-failover")
+# The monitor's timings a failover depends on (monitor.conf), and the keeper's (keeper.conf).
+MONITOR_TIMINGS = ["pgautofailover.health_check_period", "pgautofailover.health_check_timeout",
+                   "pgautofailover.health_check_max_retries", "pgautofailover.health_check_retry_delay",
+                   "pgautofailover.node_considered_unhealthy_timeout", "pgautofailover.primary_demote_timeout"]
+KEEPER_TIMINGS = ["timeout.network_partition_timeout"]
 
 
 def conninfo(text):
     """libpq's keyword=value form, as a dict (values without quotes, as the file writes them)."""
     return dict(item.split("=", 1) for item in text.split())
+
+
+def settings(name, pattern):
+    """(settings, malformed lines) of one settings file: `name = value` lines, `#` comments."""
+    values, malformed = {}, []
+    for line in open(os.path.join(IMAGE, name)):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        match = re.fullmatch(pattern, line)
+        if match:
+            values[match[1]] = match[2]
+        else:
+            malformed.append(line)
+    return values, malformed
 
 
 def main():
@@ -75,14 +98,33 @@ def main():
     checks["nginx rewrites the shipped file's upstreams to both instances"] = \
         "127.0.0.1:8081" in config and "127.0.0.1:8082" in config and "navprefs1:8080" in nginx_command and "navprefs2:8080" in nginx_command
 
-    entrypoint = os.path.join(DEPLOY, "pg-auto-failover", "entrypoint.sh")
-    checks["entrypoint.sh is valid bash, executable, with both roles"] = (
+    entrypoint = os.path.join(IMAGE, "entrypoint.sh")
+    script = open(entrypoint).read()
+    checks["entrypoint.sh is valid bash, executable, with both roles, applying monitor.conf and keeper.conf"] = (
         subprocess.run(["bash", "-n", entrypoint]).returncode == 0 and os.access(entrypoint, os.X_OK)
-        and "create monitor" in open(entrypoint).read() and "create postgres" in open(entrypoint).read())
+        and "create monitor" in script and "create postgres" in script
+        and '"$here/monitor.conf"' in script and '"$here/keeper.conf"' in script)
     if shutil.which("shellcheck"):
         checks["shellcheck entrypoint.sh"] = subprocess.run(["shellcheck", entrypoint]).returncode == 0
 
-    containerfile = open(os.path.join(DEPLOY, "pg-auto-failover", "Containerfile")).read()
+    docs = open(os.path.join(ROOT, "docs", "several-instances.md")).read()
+    # PostgreSQL settings (integers here: milliseconds or counts), and pg_autoctl config keys.
+    monitor, malformed = settings("monitor.conf", r"(pgautofailover\.[a-z_]+) = (\d+)")
+    keeper, malformed_keeper = settings("keeper.conf", r"([a-z_]+\.[a-z_]+) = (\d+)")
+    missing = [name for name in MONITOR_TIMINGS if name not in monitor] + [name for name in KEEPER_TIMINGS if name not in keeper]
+    checks[f"monitor.conf and keeper.conf set every timing, as `name = integer` lines "
+           f"({'; '.join(missing + malformed + malformed_keeper) or 'they do'})"] = not (missing or malformed or malformed_keeper)
+    undocumented = [f"{name} = {value}" for name, value in {**monitor, **keeper}.items() if f"`{name} = {value}`" not in docs]
+    checks[f"docs/several-instances.md gives each setting with its value ({', '.join(undocumented) or 'it does'})"] = not undocumented
+
+    containerfile = open(os.path.join(IMAGE, "Containerfile")).read()
+    copies = {source: destination for *sources, destination in
+              (line.split()[1:] for line in containerfile.splitlines() if line.startswith("COPY"))
+              for source in sources if not source.startswith("--")}
+    entrypoint_path = (re.search(r'^ENTRYPOINT \["([^"]+)"', containerfile, re.M) or [None, ""])[1]
+    beside = os.path.dirname(entrypoint_path) + "/"
+    checks[f"the image's ENTRYPOINT is entrypoint.sh with monitor.conf and keeper.conf beside it ({entrypoint_path})"] = (
+        entrypoint_path == beside + "entrypoint.sh" and all(copies.get(name) == beside for name in ("entrypoint.sh", "monitor.conf", "keeper.conf")))
     packages = re.findall(r"\b(postgresql-\d+(?:-auto-failover)?|pg-auto-failover-cli)\b", containerfile)
     known = [package for package in sorted(set(packages))
              if subprocess.run(["apt-cache", "show", package], capture_output=True).returncode == 0]
