@@ -327,8 +327,9 @@ def run_round(formation, ports, front, kind, seed, number):
     formation.wait_healthy(90)
     rejoined = time.time() - rejoin_started
     new_primary = formation.primary()
-    # pg_rewind may fail for a reason of its own (a crashed old primary that was not restarted
-    # first); it must not be refused by pg_hba.conf (entrypoint.sh lets it in).
+    # pg_rewind may fail for a reason of its own (pg_auto_failover then makes a full copy,
+    # printed with pg_rewind's error); it must not be refused by pg_hba.conf (entrypoint.sh
+    # lets it in).
     rejoin_log = primary.log()[log_before:]
     full_copy = "Failed to rewind" in rejoin_log or "base backup completed" in rejoin_log
     rewind_error = next((line.split("INFO", 1)[-1].strip() for line in rejoin_log.splitlines()
