@@ -381,6 +381,9 @@ class Formation:
         commit = self.sql("SHOW synchronous_commit", node=primary, dbname="postgres")
         checks[f"the primary commits synchronously (synchronous_standby_names {names!r}, synchronous_commit {commit})"] = \
             names.startswith("ANY 1 (") and commit == "on"
+        encoding = self.sql("SELECT pg_encoding_to_char(encoding) FROM pg_database WHERE datname = current_database()",
+                            node=primary, dbname="navprefs")
+        checks[f"the navprefs database is UTF8 (it is {encoding})"] = encoding == "UTF8"
         return checks
 
     def stop(self):
