@@ -13,6 +13,7 @@ CLK_TCK=$(getconf CLK_TCK)
 
 declare -gA PIDS=()   # server name -> pid
 declare -gA PORTS=()  # server name -> port
+declare -gA CHARGED=() # server name -> names of other servers whose CPU it is charged (webdis: its redis)
 
 log() { printf '[%(%H:%M:%S)T] %s\n' -1 "$*" >&2; }
 die() { log "error: $*"; exit 1; }
@@ -120,6 +121,8 @@ stop_all() { local n; for n in "${!PIDS[@]}"; do stop_server "$n"; done; }
 
 # proc_ticks PID: utime + stime of the process, all its threads (clock ticks).
 proc_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
+# ticks_of PID...: the sum of proc_ticks over several processes.
+ticks_of() { local sum=0 pid; for pid in "$@"; do sum=$((sum + $(proc_ticks "$pid"))); done; echo "$sum"; }
 
 # cpu_snap: "busy total" jiffies of SERVER_CPU, then of LOAD_CPU.
 cpu_snap() {
@@ -130,13 +133,15 @@ cpu_snap() {
 
 # run_wrk TARGET_LABEL SERVER METHOD URL CONNS DURATION: one wrk run; prints
 #   requests rps p50_us p99_us errors non2xx us_per_req server_pct cpu0_pct cpu1_pct
-# (server CPU per request and share from /proc/PID/stat; busy share of both CPUs from /proc/stat).
+# (server CPU per request and share from /proc/PID/stat, the servers in CHARGED[SERVER] included;
+# busy share of both CPUs from /proc/stat).
 run_wrk() {
-  local label=$1 server=$2 method=$3 url=$4 c=$5 dur=$6 lua out r t0 t1 s0 s1 pid=${PIDS[$2]}
+  local label=$1 server=$2 method=$3 url=$4 c=$5 dur=$6 lua out r t0 t1 s0 s1 name pids=()
+  for name in "$2" ${CHARGED[$2]:-}; do pids+=("${PIDS[$name]}"); done
   if [ "$method" = POST ]; then lua=$BENCH/lua/post.lua; else lua=$BENCH/lua/get.lua; fi
-  t0=$(proc_ticks "$pid"); s0=$(cpu_snap)
+  t0=$(ticks_of "${pids[@]}"); s0=$(cpu_snap)
   out=$(taskset -c "$LOAD_CPU" wrk -t1 -c"$c" -d"${dur}s" --timeout 5s -s "$lua" "$url" 2>&1) || true
-  s1=$(cpu_snap); t1=$(proc_ticks "$pid")
+  s1=$(cpu_snap); t1=$(ticks_of "${pids[@]}")
   printf '### %s %s c=%s\n%s\n' "$label" "$method" "$c" "$out" >>"$OUT/wrk-raw.txt"
   r=$(printf '%s\n' "$out" | sed -n 's/^RESULT //p')
   [ -n "$r" ] || { log "wrk failed against $label: $out"; return 1; }

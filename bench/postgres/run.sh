@@ -234,7 +234,6 @@ side_pids() {
   for s in ${SIDE[$1]}; do case $s in nginx-*) nginx_pids "$s" ;; *) echo "${PIDS[$s]}" ;; esac; done
   [ "${ON_PG[$1]}" = 1 ] && pg_pids
 }
-ticks_of() { local sum=0 pid; for pid in "$@"; do sum=$((sum + $(proc_ticks "$pid"))); done; echo "$sum"; }
 
 # pg_total_ticks: PostgreSQL's CPU so far, including backends that have exited (the postmaster
 # reaps them, so their time is in its cutime + cstime) and those running now.
