@@ -119,6 +119,32 @@ stop_server() {
 
 stop_all() { local n; for n in "${!PIDS[@]}"; do stop_server "$n"; done; }
 
+# cleanup_run: the EXIT trap of a benchmark: stops its servers, removes $OUT/db unless KEEP_DB=1.
+cleanup_run() {
+  stop_all
+  [ "${KEEP_DB:-0}" = 1 ] || rm -rf "$OUT/db"
+}
+
+# answer_shape CURL_ARGS...: an answer's head and body with the date, the request id and every
+# number masked, for comparing two servers' answers.
+answer_shape() { curl -si --max-time 5 "$@" | tr -d '\r' | sed -E 's/^Date: .*/Date: -/; s/^X-Request-ID: [0-9a-f]+-[0-9a-f]+$/X-Request-ID: ID/; s/[0-9]+/N/g'; }
+
+# results_header: starts $RESULTS, the table measure appends to.
+results_header() {
+  printf 'group\ttarget\tserver\tconns\trep\trequests\trps\tp50_us\tp99_us\terrors\tnon2xx\tus_per_req\tserver_pct\tcpu0_pct\tcpu1_pct\n' >"$RESULTS"
+}
+
+# measure GROUP TARGET SERVER METHOD URL CONNS REP DURATION: one wrk run, one row of $RESULTS
+# (rep 0 = warm-up, not logged).
+measure() {
+  local row requests rps p50 p99 errors non2xx upr spct c0 c1
+  row=$(run_wrk "$2" "$3" "$4" "$5" "$6" "$8") || return 0
+  read -r requests rps p50 p99 errors non2xx upr spct c0 c1 <<<"$row"
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$6" "$7" \
+    "$requests" "$rps" "$p50" "$p99" "$errors" "$non2xx" "$upr" "$spct" "$c0" "$c1" >>"$RESULTS"
+  [ "$7" = 0 ] || log "rep $7 c=$6 $1 $2: $rps req/s p99 ${p99}us ${upr}us/req server ${spct}% cpu0 ${c0}% cpu1 ${c1}% err $errors/$non2xx"
+}
+
 # proc_ticks PID: utime + stime of the process, all its threads (clock ticks).
 proc_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
 # ticks_of PID...: the sum of proc_ticks over several processes.

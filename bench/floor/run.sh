@@ -41,11 +41,7 @@ KEEP_DB=${KEEP_DB:-0}
 SWIFT_MHD_PACKAGE=${SWIFT_MHD_PACKAGE:-$ROOT/../shared/bench-anchors/swift-mhd}
 mkdir -p "$OUT"
 
-cleanup() {
-  stop_all
-  [ "$KEEP_DB" = 1 ] || rm -rf "$OUT/db"
-}
-trap cleanup EXIT
+trap cleanup_run EXIT
 trap 'exit 130' INT TERM
 
 need_tools
@@ -150,13 +146,12 @@ EOF
 done
 
 # The floor answers what navprefs answers (numbers, request id and date masked), on navprefs' schema.
-shape() { curl -si --max-time 5 "$@" | tr -d '\r' | sed -E 's/^Date: .*/Date: -/; s/^X-Request-ID: [0-9a-f]+-[0-9a-f]+$/X-Request-ID: ID/; s/[0-9]+/N/g'; }
 for pair in "floor-full navprefs-full"; do
   read -r a b <<<"$pair"
   [ -n "${PORTS[$a]:-}" ] && [ -n "${PORTS[$b]:-}" ] || continue
   for s in "$a" "$b"; do
-    shape "http://127.0.0.1:${PORTS[$s]}$GET_PATH" >"$OUT/shape-get-$s.txt"
-    shape -X POST -H 'Content-Type: application/json' -d '{"by":1}' "http://127.0.0.1:${PORTS[$s]}$POST_PATH" >"$OUT/shape-post-$s.txt"
+    answer_shape "http://127.0.0.1:${PORTS[$s]}$GET_PATH" >"$OUT/shape-get-$s.txt"
+    answer_shape -X POST -H 'Content-Type: application/json' -d '{"by":1}' "http://127.0.0.1:${PORTS[$s]}$POST_PATH" >"$OUT/shape-post-$s.txt"
     CURL_WRITES[$s]=$(( ${CURL_WRITES[$s]} + 1 ))
   done
   for m in get post; do
@@ -171,20 +166,11 @@ for pair in "floor-full navprefs-full"; do
 done
 
 RESULTS=$OUT/results.tsv
-printf 'group\ttarget\tserver\tconns\trep\trequests\trps\tp50_us\tp99_us\terrors\tnon2xx\tus_per_req\tserver_pct\tcpu0_pct\tcpu1_pct\n' >"$RESULTS"
-# measure GROUP TARGET SERVER METHOD PATH CONNS REP DURATION: one wrk run, one row (rep 0 = warm-up)
-measure() {
-  local row requests rps p50 p99 errors non2xx upr spct c0 c1
-  row=$(run_wrk "$2" "$3" "$4" "http://127.0.0.1:${PORTS[$3]}$5" "$6" "$8") || return 0
-  read -r requests rps p50 p99 errors non2xx upr spct c0 c1 <<<"$row"
-  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$6" "$7" \
-    "$requests" "$rps" "$p50" "$p99" "$errors" "$non2xx" "$upr" "$spct" "$c0" "$c1" >>"$RESULTS"
-  [ "$7" = 0 ] || log "rep $7 c=$6 $1 $2: $rps req/s p99 ${p99}us ${upr}us/req server ${spct}% cpu0 ${c0}% cpu1 ${c1}% err $errors/$non2xx"
-}
+results_header
 if [ "$WARMUP" != 0 ]; then
   for cell in "${CELLS[@]}"; do
     IFS='|' read -r group target server method path <<<"$cell"
-    measure "$group" "$target" "$server" "$method" "$path" 16 0 "$WARMUP"
+    measure "$group" "$target" "$server" "$method" "http://127.0.0.1:${PORTS[$server]}$path" 16 0 "$WARMUP"
   done
 fi
 LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -197,7 +183,7 @@ for ((rep = 1; rep <= REPS; rep++)); do
   for c in $CONNS; do
     for cell in "${CELLS[@]}"; do
       IFS='|' read -r group target server method path <<<"$cell"
-      measure "$group" "$target" "$server" "$method" "$path" "$c" "$rep" "$DUR"
+      measure "$group" "$target" "$server" "$method" "http://127.0.0.1:${PORTS[$server]}$path" "$c" "$rep" "$DUR"
     done
   done
 done
