@@ -6,6 +6,7 @@
 #   bash bench/floor/profile.sh                                  # c=64, 8 s each, four targets
 #   TARGETS="floor-full navprefs-full" CONNS_PROFILED=16 bash bench/floor/profile.sh
 #   NAVPREFS=/path/navprefs FLOOR=/path/floor bash bench/floor/profile.sh
+#   NICE=-10 bash bench/floor/profile.sh     # when other processes are busy on the machine (root)
 #
 # Needs perf (Debian: apt-get install linux-perf). Writes $OUT/perf-TARGET.data, profile-TARGET.txt
 # (functions, self and inclusive) and table.md (printed).
@@ -20,6 +21,7 @@ SECONDS_PROFILED=${SECONDS_PROFILED:-8}
 BASE_PORT=${BASE_PORT:-27650}
 OUT=${OUT:-$(mktemp -d /tmp/navprefs-floor-profile.XXXXXX)}
 mkdir -p "$OUT"
+niced_session "$0" "$@"   # NICE=-10: the run at that niceness, in a session of its own
 trap 'stop_all; rm -rf "$OUT/db"' EXIT
 trap 'exit 130' INT TERM
 

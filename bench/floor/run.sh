@@ -21,6 +21,7 @@
 #   SWIFT_MHD=/path/swift-mhd ...            # the anchor's binary (else built from SWIFT_MHD_PACKAGE,
 #                                            # default ../shared/bench-anchors/swift-mhd; skipped if absent)
 #   WEBDIS=/path/webdis REDIS_SERVER=/path/redis-server ...   # else Debian's (installed as root)
+#   NICE=-10 bash bench/floor/run.sh         # when other processes are busy on the machine (root)
 #
 # Writes $OUT/results.tsv (one row per wrk run), $OUT/summary.md (printed at the end), the
 # servers' logs, integrity.tsv (counters against acknowledged writes) and turns.txt (the floor's
@@ -40,6 +41,7 @@ OUT=${OUT:-$(mktemp -d /tmp/navprefs-floor.XXXXXX)}
 KEEP_DB=${KEEP_DB:-0}
 SWIFT_MHD_PACKAGE=${SWIFT_MHD_PACKAGE:-$ROOT/../shared/bench-anchors/swift-mhd}
 mkdir -p "$OUT"
+niced_session "$0" "$@"   # NICE=-10: the run at that niceness, in a session of its own
 
 trap cleanup_run EXIT
 trap 'exit 130' INT TERM
@@ -224,8 +226,8 @@ done >"$OUT/turns.txt"
   echo "## Issue 34: the floor ($REPS reps x ${DUR}s, c = $CONNS)"
   echo
   machine_info
-  printf -- '- load average before / after the measured runs: %s / %s; busiest processes before: %s\n' \
-    "$LOAD_BEFORE" "$LOAD_AFTER" "$(cat "$OUT/busy-before.txt")"
+  printf -- '- load average before / after the measured runs: %s / %s; busiest processes before: %s; NICE=%s\n' \
+    "$LOAD_BEFORE" "$LOAD_AFTER" "$(cat "$OUT/busy-before.txt")" "${NICE:-0}"
   echo
   python3 "$FLOOR_DIR/summarize.py" "$RESULTS"
   echo
