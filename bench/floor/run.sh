@@ -219,7 +219,7 @@ stop_all   # the floor prints its turns on SIGTERM; navprefs and C checkpoint
   done
 } >"$OUT/integrity.tsv"
 for name in floor-full floor-normal; do
-  [ -f "$OUT/$name.log" ] && printf '%s: %s\n' "$name" "$(grep -o '[0-9]* writes in [0-9]* turns' "$OUT/$name.log")"
+  [ -f "$OUT/$name.log" ] && printf '%s: %s\n' "$name" "$(grep 'writes in' "$OUT/$name.log" | sed 's/^floor: //')"
 done >"$OUT/turns.txt"
 
 {

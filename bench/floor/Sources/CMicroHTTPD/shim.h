@@ -12,6 +12,7 @@
 #include <arpa/inet.h>
 #include <sys/epoll.h>
 #include <sys/signalfd.h>
+#include <time.h>
 #include <microhttpd.h>
 
 /* MHD_start_daemon is variadic, which Swift cannot call. navprefs' mode and limits: external
@@ -73,5 +74,13 @@ static inline int floor_loop_wait(struct MHD_Daemon *daemon, int loop_fd, int si
     for (int i = 0; i < ready; i++)
         if (events[i].data.fd == signal_fd) return 1;
     return 0;
+}
+
+/* CLOCK_MONOTONIC in nanoseconds (the commit's wall time, for the exit line). */
+static inline int64_t floor_monotonic_ns(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (int64_t) now.tv_sec * 1000000000 + now.tv_nsec;
 }
 #endif

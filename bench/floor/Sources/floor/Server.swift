@@ -25,8 +25,11 @@ final class FloorServer {
     private var header: [UInt8] = []
     private let requestIDPrefix: String
     private var requestCount: UInt64 = 0
-    /// Turns that committed writes, and the writes they held (printed on exit).
-    private(set) var turns = 0, writes = 0
+    /// Turns that committed writes, the writes they held, and the wall time of their commits
+    /// (printed on exit).
+    private(set) var turns = 0, writes = 0, commitNanoseconds: Int64 = 0
+    /// Turns by the number of writes they held: 1, 2-3, 4-7, ... 64-127, 128 or more.
+    private(set) var turnSizes = [Int](repeating: 0, count: 8)
 
     init(store: Store) {
         self.store = store
@@ -64,11 +67,14 @@ final class FloorServer {
     /// turn's writes once, then answers them in the order they ran. Returns whether it answered any.
     private func finishTurn() -> Bool {
         guard !turn.isEmpty else { return false }
+        let start = floor_monotonic_ns()
         let committed = store.commitTurn(created: turn.lazy.compactMap {
             if case .committed = $0.outcome { $0.profile } else { nil }
         })
+        commitNanoseconds += floor_monotonic_ns() - start
         turns += 1
         writes += turn.count
+        turnSizes[min(Int.bitWidth - 1 - turn.count.leadingZeroBitCount, turnSizes.count - 1)] += 1
         for request in turn {
             guard let connection = request.connection else { continue }
             switch request.outcome {

@@ -2,7 +2,8 @@
 //
 // Serves GET /v1/profiles/{p}/counter and POST /v1/profiles/{p}/counter/increment ({"by": n})
 // on 127.0.0.1 with navprefs' schema and increment statements, one commit per event-loop turn.
-// Runs until SIGINT or SIGTERM; then prints how many turns committed how many writes.
+// Runs until SIGINT or SIGTERM; then prints how many turns committed how many writes, the mean
+// wall time of a commit (with FULL: the flush) and how many writes the turns held.
 import CSQLite
 import Glibc
 
@@ -31,4 +32,7 @@ guard server.serve(port: port) else {
     printError("floor: cannot serve on 127.0.0.1:\(port)")
     exit(1)
 }
-printError("floor: \(server.writes) writes in \(server.turns) turns")
+let labels = ["1", "2-3", "4-7", "8-15", "16-31", "32-63", "64-127", "128+"]
+let sizes = zip(labels, server.turnSizes).map { "\($0.0): \($0.1)" }.joined(separator: ", ")
+let commitMicroseconds = server.turns > 0 ? server.commitNanoseconds / Int64(server.turns) / 1000 : 0
+printError("floor: \(server.writes) writes in \(server.turns) turns; commit \(commitMicroseconds) µs per turn (wall); turns by writes: \(sizes)")
