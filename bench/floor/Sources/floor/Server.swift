@@ -236,7 +236,8 @@ final class FloorServer {
             header.appendDecimal(version)
             header.append(contentsOf: [UInt8(ascii: "\""), 0])
             header.withUnsafeBufferPointer {
-                _ = MHD_add_response_header(response, "ETag", UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self))
+                guard let base = $0.baseAddress else { return }
+                _ = MHD_add_response_header(response, "ETag", UnsafeRawPointer(base).assumingMemoryBound(to: CChar.self))
             }
         }
         MHD_add_response_header(response, "Content-Type", contentType)

@@ -92,7 +92,8 @@ final class Store {
         guard run(savepoint) else { return fail() }
         var name = profile
         let result: Outcome? = name.withUTF8 { name in
-            let text = UnsafeRawPointer(name.baseAddress!).assumingMemoryBound(to: CChar.self)
+            guard let base = name.baseAddress else { return nil }
+            let text = UnsafeRawPointer(base).assumingMemoryBound(to: CChar.self)
             let count = Int32(name.count)
             // A profile comes into being on its first write (claimEventID(creating: true)).
             if !knownProfiles.contains(profile) {
@@ -136,10 +137,11 @@ final class Store {
             data.appendDecimal(version)
             data.append(UInt8(ascii: "}"))
             let stepped: Bool = data.withUnsafeBufferPointer { bytes in
+                guard let event = bytes.baseAddress else { return false }
                 sqlite3_bind_text(appendEvent, 1, text, count, nil)
                 sqlite3_bind_int64(appendEvent, 2, eventID)
                 sqlite3_bind_text(appendEvent, 3, "counter", 7, floor_sqlite_transient())
-                sqlite3_bind_text(appendEvent, 4, UnsafeRawPointer(bytes.baseAddress!).assumingMemoryBound(to: CChar.self),
+                sqlite3_bind_text(appendEvent, 4, UnsafeRawPointer(event).assumingMemoryBound(to: CChar.self),
                                   Int32(bytes.count), nil)
                 defer { sqlite3_reset(appendEvent) }
                 return sqlite3_step(appendEvent) == SQLITE_ROW && sqlite3_step(appendEvent) == SQLITE_DONE
@@ -186,7 +188,8 @@ final class Store {
     func read(_ profile: String) -> (value: Int64, version: Int64)? {
         var name = profile
         return name.withUTF8 { name in
-            sqlite3_bind_text(readCounter, 1, UnsafeRawPointer(name.baseAddress!).assumingMemoryBound(to: CChar.self),
+            guard let base = name.baseAddress else { return nil }
+            sqlite3_bind_text(readCounter, 1, UnsafeRawPointer(base).assumingMemoryBound(to: CChar.self),
                               Int32(name.count), nil)
             defer { sqlite3_reset(readCounter) }
             switch sqlite3_step(readCounter) {
