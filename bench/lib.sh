@@ -13,9 +13,26 @@ CLK_TCK=$(getconf CLK_TCK)
 
 declare -gA PIDS=()   # server name -> pid
 declare -gA PORTS=()  # server name -> port
+declare -gA CHARGED=() # server name -> names of other servers whose CPU it is charged (webdis: its redis)
 
 log() { printf '[%(%H:%M:%S)T] %s\n' -1 "$*" >&2; }
 die() { log "error: $*"; exit 1; }
+
+# niced_session "$0" "$@": with NICE set (e.g. -10; root), runs the calling script again in a session
+# of its own and sets that session's niceness, so that other busy processes get little CPU from the
+# run. With autogroup scheduling (Linux' default) a niceness counts only against the processes of
+# its own session. Call it once OUT is set, before anything is started.
+niced_session() {
+  [ "${NICE:-0}" != 0 ] || return 0
+  if [ -z "${BENCH_OWN_SESSION:-}" ]; then
+    OUT=$OUT BENCH_OWN_SESSION=1 exec setsid --wait bash "$@"
+  fi
+  if [ -w /proc/self/autogroup ] && echo "$NICE" >/proc/self/autogroup 2>/dev/null; then
+    log "this run's session (autogroup): $(cat /proc/self/autogroup)"
+  else
+    renice -n "$NICE" -p $$ >/dev/null 2>&1 || log "warning: cannot set niceness $NICE (root is needed)"
+  fi
+}
 
 raise_fd_limit() {
   ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
@@ -118,8 +135,36 @@ stop_server() {
 
 stop_all() { local n; for n in "${!PIDS[@]}"; do stop_server "$n"; done; }
 
+# cleanup_run: the EXIT trap of a benchmark: stops its servers, removes $OUT/db unless KEEP_DB=1.
+cleanup_run() {
+  stop_all
+  [ "${KEEP_DB:-0}" = 1 ] || rm -rf "$OUT/db"
+}
+
+# answer_shape CURL_ARGS...: an answer's head and body with the date, the request id and every
+# number masked, for comparing two servers' answers.
+answer_shape() { curl -si --max-time 5 "$@" | tr -d '\r' | sed -E 's/^Date: .*/Date: -/; s/^X-Request-ID: [0-9a-f]+-[0-9a-f]+$/X-Request-ID: ID/; s/[0-9]+/N/g'; }
+
+# results_header: starts $RESULTS, the table measure appends to.
+results_header() {
+  printf 'group\ttarget\tserver\tconns\trep\trequests\trps\tp50_us\tp99_us\terrors\tnon2xx\tus_per_req\tserver_pct\tcpu0_pct\tcpu1_pct\n' >"$RESULTS"
+}
+
+# measure GROUP TARGET SERVER METHOD URL CONNS REP DURATION: one wrk run, one row of $RESULTS
+# (rep 0 = warm-up, not logged).
+measure() {
+  local row requests rps p50 p99 errors non2xx upr spct c0 c1
+  row=$(run_wrk "$2" "$3" "$4" "$5" "$6" "$8") || return 0
+  read -r requests rps p50 p99 errors non2xx upr spct c0 c1 <<<"$row"
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$6" "$7" \
+    "$requests" "$rps" "$p50" "$p99" "$errors" "$non2xx" "$upr" "$spct" "$c0" "$c1" >>"$RESULTS"
+  [ "$7" = 0 ] || log "rep $7 c=$6 $1 $2: $rps req/s p99 ${p99}us ${upr}us/req server ${spct}% cpu0 ${c0}% cpu1 ${c1}% err $errors/$non2xx"
+}
+
 # proc_ticks PID: utime + stime of the process, all its threads (clock ticks).
 proc_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
+# ticks_of PID...: the sum of proc_ticks over several processes.
+ticks_of() { local sum=0 pid; for pid in "$@"; do sum=$((sum + $(proc_ticks "$pid"))); done; echo "$sum"; }
 
 # cpu_snap: "busy total" jiffies of SERVER_CPU, then of LOAD_CPU.
 cpu_snap() {
@@ -130,13 +175,15 @@ cpu_snap() {
 
 # run_wrk TARGET_LABEL SERVER METHOD URL CONNS DURATION: one wrk run; prints
 #   requests rps p50_us p99_us errors non2xx us_per_req server_pct cpu0_pct cpu1_pct
-# (server CPU per request and share from /proc/PID/stat; busy share of both CPUs from /proc/stat).
+# (server CPU per request and share from /proc/PID/stat, the servers in CHARGED[SERVER] included;
+# busy share of both CPUs from /proc/stat).
 run_wrk() {
-  local label=$1 server=$2 method=$3 url=$4 c=$5 dur=$6 lua out r t0 t1 s0 s1 pid=${PIDS[$2]}
+  local label=$1 server=$2 method=$3 url=$4 c=$5 dur=$6 lua out r t0 t1 s0 s1 name pids=()
+  for name in "$2" ${CHARGED[$2]:-}; do pids+=("${PIDS[$name]}"); done
   if [ "$method" = POST ]; then lua=$BENCH/lua/post.lua; else lua=$BENCH/lua/get.lua; fi
-  t0=$(proc_ticks "$pid"); s0=$(cpu_snap)
+  t0=$(ticks_of "${pids[@]}"); s0=$(cpu_snap)
   out=$(taskset -c "$LOAD_CPU" wrk -t1 -c"$c" -d"${dur}s" --timeout 5s -s "$lua" "$url" 2>&1) || true
-  s1=$(cpu_snap); t1=$(proc_ticks "$pid")
+  s1=$(cpu_snap); t1=$(ticks_of "${pids[@]}")
   printf '### %s %s c=%s\n%s\n' "$label" "$method" "$c" "$out" >>"$OUT/wrk-raw.txt"
   r=$(printf '%s\n' "$out" | sed -n 's/^RESULT //p')
   [ -n "$r" ] || { log "wrk failed against $label: $out"; return 1; }

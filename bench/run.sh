@@ -35,11 +35,7 @@ OUT=${OUT:-$(mktemp -d /tmp/navprefs-bench.XXXXXX)}
 KEEP_DB=${KEEP_DB:-0}         # 1: keep the databases after the run
 mkdir -p "$OUT"
 
-cleanup() {
-  stop_all
-  [ "$KEEP_DB" = 1 ] || rm -rf "$OUT/db"
-}
-trap cleanup EXIT
+trap cleanup_run EXIT
 trap 'exit 130' INT TERM
 
 need_tools
@@ -108,14 +104,13 @@ done
 
 # Same bytes? Compare one GET and one POST answer of C and navprefs with the numbers, the
 # request id and the date masked.
-shape() { curl -si --max-time 5 "$@" | tr -d '\r' | sed -E 's/^Date: .*/Date: -/; s/^X-Request-ID: [0-9a-f]+-[0-9a-f]+$/X-Request-ID: ID/; s/[0-9]+/N/g'; }
 for pair in "c-full navprefs-full"; do
   read -r a b <<<"$pair"
   [ -n "${PORTS[$a]:-}" ] && [ -n "${PORTS[$b]:-}" ] || continue
-  shape "http://127.0.0.1:${PORTS[$a]}$GET_PATH" >"$OUT/shape-get-$a.txt"
-  shape "http://127.0.0.1:${PORTS[$b]}$GET_PATH" >"$OUT/shape-get-$b.txt"
-  shape -X POST -H 'Content-Type: application/json' -d '{"by":1}' "http://127.0.0.1:${PORTS[$a]}$POST_PATH" >"$OUT/shape-post-$a.txt"
-  shape -X POST -H 'Content-Type: application/json' -d '{"by":1}' "http://127.0.0.1:${PORTS[$b]}$POST_PATH" >"$OUT/shape-post-$b.txt"
+  answer_shape "http://127.0.0.1:${PORTS[$a]}$GET_PATH" >"$OUT/shape-get-$a.txt"
+  answer_shape "http://127.0.0.1:${PORTS[$b]}$GET_PATH" >"$OUT/shape-get-$b.txt"
+  answer_shape -X POST -H 'Content-Type: application/json' -d '{"by":1}' "http://127.0.0.1:${PORTS[$a]}$POST_PATH" >"$OUT/shape-post-$a.txt"
+  answer_shape -X POST -H 'Content-Type: application/json' -d '{"by":1}' "http://127.0.0.1:${PORTS[$b]}$POST_PATH" >"$OUT/shape-post-$b.txt"
   CURL_POSTS[$a]=$(( ${CURL_POSTS[$a]} + 1 )); CURL_POSTS[$b]=$(( ${CURL_POSTS[$b]} + 1 ))
   for m in get post; do
     if cmp -s "$OUT/shape-$m-$a.txt" "$OUT/shape-$m-$b.txt"; then
@@ -129,20 +124,11 @@ done
 url_of() { if [ "$2" = GET ]; then echo "http://127.0.0.1:${PORTS[$1]}$GET_PATH"; else echo "http://127.0.0.1:${PORTS[$1]}$POST_PATH"; fi; }
 
 RESULTS=$OUT/results.tsv
-printf 'group\ttarget\tserver\tconns\trep\trequests\trps\tp50_us\tp99_us\terrors\tnon2xx\tus_per_req\tserver_pct\tcpu0_pct\tcpu1_pct\n' >"$RESULTS"
-# measure GROUP TARGET SERVER METHOD CONNS REP DURATION: one wrk run, one row (rep 0 = warm-up)
-measure() {
-  local row requests rps p50 p99 errors non2xx upr spct c0 c1
-  row=$(run_wrk "$2" "$3" "$4" "$(url_of "$3" "$4")" "$5" "$7") || return 0
-  read -r requests rps p50 p99 errors non2xx upr spct c0 c1 <<<"$row"
-  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$5" "$6" \
-    "$requests" "$rps" "$p50" "$p99" "$errors" "$non2xx" "$upr" "$spct" "$c0" "$c1" >>"$RESULTS"
-  [ "$6" = 0 ] || log "rep $6 c=$5 $1 $2: $rps req/s p99 ${p99}us ${upr}us/req server ${spct}% cpu0 ${c0}% cpu1 ${c1}% err $errors/$non2xx"
-}
+results_header
 if [ "$WARMUP" != 0 ]; then
   for cell in "${CELLS[@]}"; do
     IFS='|' read -r group target server method <<<"$cell"
-    measure "$group" "$target" "$server" "$method" 16 0 "$WARMUP"
+    measure "$group" "$target" "$server" "$method" "$(url_of "$server" "$method")" 16 0 "$WARMUP"
   done
 fi
 check_quiet
@@ -153,7 +139,7 @@ for ((rep = 1; rep <= REPS; rep++)); do
   for c in $CONNS; do
     for cell in "${CELLS[@]}"; do
       IFS='|' read -r group target server method <<<"$cell"
-      measure "$group" "$target" "$server" "$method" "$c" "$rep" "$DUR"
+      measure "$group" "$target" "$server" "$method" "$(url_of "$server" "$method")" "$c" "$rep" "$DUR"
     done
   done
 done

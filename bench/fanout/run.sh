@@ -51,18 +51,7 @@ BASE_PORT=${BASE_PORT:-27400}
 OUT=${OUT:-$(mktemp -d /tmp/navprefs-fanout.XXXXXX)}
 mkdir -p "$OUT"
 
-# NICE: with autogroup scheduling (Linux' default) a process' niceness counts only against its own
-# session, so the run moves to a new session (autogroup) and sets that session's niceness.
-if [ "$NICE" != 0 ] && [ -z "${FANOUT_OWN_SESSION:-}" ]; then
-  OUT=$OUT FANOUT_OWN_SESSION=1 exec setsid --wait bash "$0" "$@"
-fi
-if [ "$NICE" != 0 ]; then
-  if [ -w /proc/self/autogroup ] && echo "$NICE" >/proc/self/autogroup 2>/dev/null; then
-    log "this run's session (autogroup): $(cat /proc/self/autogroup)"
-  else
-    renice -n "$NICE" -p $$ >/dev/null 2>&1 || log "warning: cannot set niceness $NICE (root is needed)"
-  fi
-fi
+niced_session "$0" "$@"   # NICE
 
 cleanup() { stop_all; rm -rf "$OUT/db"; }
 trap cleanup EXIT

@@ -74,18 +74,7 @@ BASE_PORT=${BASE_PORT:-27500}     # ports 275xx (bench/ uses 271xx-274xx)
 OUT=${OUT:-$(mktemp -d /tmp/navprefs-pgbench.XXXXXX)}
 mkdir -p "$OUT"
 
-# NICE: as in bench/fanout/run.sh, with autogroup scheduling a niceness only counts against the
-# session's own processes, so the run moves to a new session and sets that session's niceness.
-if [ "$NICE" != 0 ] && [ -z "${PGBENCH_OWN_SESSION:-}" ]; then
-  OUT=$OUT PGBENCH_OWN_SESSION=1 exec setsid --wait bash "$0" "$@"
-fi
-if [ "$NICE" != 0 ]; then
-  if [ -w /proc/self/autogroup ] && echo "$NICE" >/proc/self/autogroup 2>/dev/null; then
-    log "this run's session (autogroup): $(cat /proc/self/autogroup)"
-  else
-    renice -n "$NICE" -p $$ >/dev/null 2>&1 || log "warning: cannot set niceness $NICE (root is needed)"
-  fi
-fi
+niced_session "$0" "$@"   # NICE
 
 # The binary under test is built elsewhere (a worktree at a known commit), never here: other
 # people edit this checkout while the bench runs.
@@ -234,7 +223,6 @@ side_pids() {
   for s in ${SIDE[$1]}; do case $s in nginx-*) nginx_pids "$s" ;; *) echo "${PIDS[$s]}" ;; esac; done
   [ "${ON_PG[$1]}" = 1 ] && pg_pids
 }
-ticks_of() { local sum=0 pid; for pid in "$@"; do sum=$((sum + $(proc_ticks "$pid"))); done; echo "$sum"; }
 
 # pg_total_ticks: PostgreSQL's CPU so far, including backends that have exited (the postmaster
 # reaps them, so their time is in its cutime + cstime) and those running now.

@@ -10,9 +10,10 @@
  *                                               upsert ... RETURNING; INSERT INTO events; COMMIT
  *
  * Answers carry what NavPrefs' carry, in the same order: ETag, Content-Type: application/json,
- * X-Content-Type-Options: nosniff, X-Request-ID (8 hex digits, '-', a hex counter), and MHD adds
- * Date and Content-Length; the body is {"profile":..,"value":..,"stringValue":"..","version":..}
- * (+ ,"eventId":.. after a write) and a newline.
+ * Cache-Control (no-cache; no-store on a problem), X-Content-Type-Options: nosniff, X-Request-ID
+ * (8 hex digits, '-', a hex counter), and MHD adds Date and Content-Length; the body is
+ * {"profile":..,"value":..,"stringValue":"..","version":..} (+ ,"eventId":.. after a write) and a
+ * newline.
  *
  * usage: counter PORT MODE DBPATH full|normal       (listens on 127.0.0.1:PORT only)
  *   MODE runwait   MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME, no internal thread; one thread of
@@ -169,6 +170,8 @@ reply(struct MHD_Connection *c, unsigned int status, const char *content_type, l
     MHD_add_response_header(r, "ETag", etag);
   }
   MHD_add_response_header(r, "Content-Type", content_type);
+  /* navprefs: a state may be cached if revalidated (ETag), a problem not at all */
+  MHD_add_response_header(r, "Cache-Control", version >= 0 ? "no-cache" : "no-store");
   MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
   snprintf(rid, sizeof rid, "%s-%llx", id_prefix, __atomic_add_fetch(&next_id, 1, __ATOMIC_RELAXED));
   MHD_add_response_header(r, "X-Request-ID", rid);

@@ -1,0 +1,54 @@
+/// navprefs' statements for one increment, copied from Sources/NavPrefsSQLite/SQLiteStatements.swift
+/// (`check-copies.py` compares them), in the order TransactionalStore+Counter.swift runs them: the
+/// profile's row (only for a profile the writer does not know yet), the event id claim, the
+/// guarded counter upsert, the event. `now` is interpolated as navprefs interpolates it.
+enum Statements {
+    /// Milliseconds since the Unix epoch, as SQL (`julianday` has millisecond resolution).
+    static let now = "CAST(round((julianday('now') - 2440587.5) * 86400000) AS INTEGER)"
+
+    static let applyCounter = """
+        WITH current AS (
+            SELECT CASE WHEN s.value IS NOT NULL THEN CAST(json_extract(s.value, '$') AS INTEGER)
+                        ELSE coalesce(CAST(json_extract(d.value, '$') AS INTEGER), 0) END AS value,
+                   CASE WHEN s.value IS NOT NULL THEN s.version
+                        ELSE max(coalesce(s.version, 0), p.defaults_version) END AS version
+            FROM profiles p
+            LEFT JOIN preferences s ON s.profile = p.name AND s.key = 'numIndex'
+            LEFT JOIN registered_defaults d ON d.profile = p.name AND d.key = 'numIndex'
+            WHERE p.name = ?1)
+        INSERT INTO preferences (profile, key, value, version)
+        SELECT ?1, 'numIndex', json_quote(CAST(coalesce(?2, current.value + ?3) AS TEXT)), ?4
+        FROM current
+        WHERE current.value BETWEEN ?5 AND ?6
+          AND (?7 IS NULL OR current.version IN (SELECT value FROM json_each(?7)))
+          AND (?8 IS NULL OR current.version NOT IN (SELECT value FROM json_each(?8)))
+        ON CONFLICT (profile, key) DO UPDATE SET value = excluded.value, version = excluded.version
+        RETURNING CAST(json_extract(value, '$') AS INTEGER), version
+        """
+
+    static let appendEvent =
+        "INSERT INTO events (profile, id, type, data, created_at) VALUES (?1, ?2, ?3, ?4, \(now)) RETURNING created_at"
+
+    /// (profile): creates the profile's row unless it exists.
+    static let createProfile = "INSERT INTO profiles (name, created_at, last_event_id) VALUES (?1, \(now), 0) ON CONFLICT DO NOTHING"
+
+    /// (profile, touching preferences) → the new last event id, the defaults version.
+    static let claimEventID = """
+        UPDATE profiles SET last_event_id = last_event_id + 1,
+            preferences_version = CASE WHEN ?2 THEN last_event_id + 1 ELSE preferences_version END
+        WHERE name = ?1 RETURNING last_event_id, defaults_version
+        """
+
+    /// The counter as a read sees it (a GET that misses the floor's cache): the same layers as
+    /// the upsert's `current` (the stored value, else the registered default, else 0).
+    static let readCounter = """
+        SELECT CASE WHEN s.value IS NOT NULL THEN CAST(json_extract(s.value, '$') AS INTEGER)
+                    ELSE coalesce(CAST(json_extract(d.value, '$') AS INTEGER), 0) END,
+               CASE WHEN s.value IS NOT NULL THEN s.version
+                    ELSE max(coalesce(s.version, 0), p.defaults_version) END
+        FROM profiles p
+        LEFT JOIN preferences s ON s.profile = p.name AND s.key = 'numIndex'
+        LEFT JOIN registered_defaults d ON d.profile = p.name AND d.key = 'numIndex'
+        WHERE p.name = ?1
+        """
+}
