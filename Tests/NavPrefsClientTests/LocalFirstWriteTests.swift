@@ -56,6 +56,29 @@ extension ClientSuites {
             }
         }
 
+        @Test("a local font change posts doRefreshNotification once: at the change, not again when the server answers or the stream repeats it")
+        func oneRefreshPerLocalChange() async throws {
+            try await withRig { rig in
+                let center = NotificationCenter()
+                let profile = try rig.profile("refresh-once", center: center)
+                let refreshes = NotificationLog(.doRefreshNotification, on: center)
+                #expect(try await profile.ready() == .server)
+                #expect(await eventually { profile.isConnected })
+                profile.font.setSliderValue(2.4)
+                #expect(refreshes.count == 1, "posted by the call itself, as UserDefaults posts")
+                #expect(refreshes.last?["fontSize"] as? Double == 19)
+                #expect(await eventually { profile.pendingWrites == 0 })
+                try await Task.sleep(for: .milliseconds(300))  // the write's event comes back on the stream
+                #expect(refreshes.count == 1, "the answer and the event say what the mirror already showed")
+                // Another device's change is announced, once.
+                _ = try await rig.request("PUT", "/v1/profiles/refresh-once/font", json: #"{"sliderValue": 5}"#)
+                #expect(await eventually { refreshes.count == 2 })
+                try await Task.sleep(for: .milliseconds(300))
+                #expect(refreshes.count == 2)
+                #expect(refreshes.last?["fontSize"] as? Double == 22)
+            }
+        }
+
         @Test("setValues and register(defaults:) replace a dictionary, as UserDefaults does (the server merges patches at every depth)")
         func dictionariesReplace() async throws {
             try await withRig { rig in

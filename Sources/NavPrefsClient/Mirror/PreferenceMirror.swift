@@ -171,9 +171,14 @@ final class PreferenceMirror: Sendable {
             }
             let keys = state.pending[index].effect.keys(registered: [])
             let before = keys.map { state.value(forKey: $0) }
+            let fontBefore = MirrorState.fontKeys.sorted().map { state.value(forKey: $0) }
             state.pending.remove(at: index)
             var change = answer.map { apply($0, to: &state, persisting: false) } ?? MirrorChange()
             change.formUnion(write(keys: keys, before: before, of: state))
+            // The write's own `doRefreshNotification` went out when it was made; its answer posts
+            // another only if the font now reads otherwise (the server rounded, or another
+            // device wrote in between): one notification per change, as the seed expects.
+            change.refreshed = MirrorState.fontKeys.sorted().map { state.value(forKey: $0) } != fontBefore
             return change
         }
     }
