@@ -10,10 +10,13 @@ extension Notification.Name {
 
 /// Where the library posts its notifications from.
 public enum NotificationDelivery: Sendable {
-    /// On the main actor, as UIKit code that observes them expects (the default).
+    /// On the main queue, as UIKit code that observes them expects (the default): posted from an
+    /// operation of `OperationQueue.main`, so an observer added with `queue: .main` runs right
+    /// there, in a command-line program on Linux too.
     case mainActor
-    /// On the library's own task, right after the mirror changed (for code without a main
-    /// run loop: command-line tools, servers, tests).
+    /// On the library's own task, right after the mirror changed (for code that follows changes
+    /// off the main queue: servers, tests). An observer added with `queue: .main` then makes the
+    /// library wait for the main queue.
     case immediately
 }
 
@@ -51,15 +54,17 @@ final class Announcer: Sendable {
     }
 
     /// `announce` for a change made by a synchronous call: on the caller's thread when that is
-    /// where notifications go (as `UserDefaults` posts), else queued to the main actor.
+    /// where notifications go (as `UserDefaults` posts), else queued to the main queue.
     func announceNow(_ changes: [PreferenceChange], refreshed: Bool, font: (slider: Double, size: Double, effective: Double),
                      sender: RemoteDefaults) {
         guard let post = prepare(changes, refreshed: refreshed, font: font, sender: sender) else { return }
-        switch delivery {
-        case .immediately: post()
-        case .mainActor:
-            if Thread.isMainThread { post() } else { Task { @MainActor in post() } }
+        // Inline only where a `queue: .main` observer would not make `post` wait on the queue
+        // running it: inside one of the main queue's operations, or off the main queue.
+        let inline = switch delivery {
+        case .mainActor: MainQueue.isRunningItsOperation
+        case .immediately: MainQueue.isRunningItsOperation || !MainQueue.isCurrent
         }
+        if inline { post() } else { OperationQueue.main.addOperation(post) }
     }
 
     /// Posts `name` (a conflict, a rejected write) where the library's notifications go.
@@ -70,8 +75,19 @@ final class Announcer: Sendable {
 
     private func deliver(_ post: @escaping @Sendable () -> Void) async {
         switch delivery {
-        case .mainActor: await MainActor.run(body: post)
+        case .mainActor: await Self.onMainQueue(post)
         case .immediately: post()
+        }
+    }
+
+    /// Runs `post` as an operation of `OperationQueue.main` and returns once it ran, never
+    /// blocking a thread meanwhile (see ``MainQueue`` for why not `MainActor.run`).
+    static func onMainQueue(_ post: @escaping @Sendable () -> Void) async {
+        await withCheckedContinuation { (posted: CheckedContinuation<Void, Never>) in
+            OperationQueue.main.addOperation {
+                post()
+                posted.resume()
+            }
         }
     }
 
@@ -100,6 +116,31 @@ final class Announcer: Sendable {
     func finish() {
         for observer in observers.withLock({ $0.values }) { observer.continuation.finish() }
     }
+}
+
+/// Where the calling code runs, as `NotificationCenter.post` will see it.
+///
+/// swift-corelibs-foundation's `post` hands a block observed with `queue: .main` to that queue
+/// and waits until the queue is empty, unless `OperationQueue.current` is the main queue, which
+/// on Linux it is only inside the main queue's own operations or on the main thread. A program
+/// with an async `main` runs its main actor on the main dispatch queue but off the main thread
+/// (`dispatch_main` ends that thread): a post made there by a main-actor job (`MainActor.run`)
+/// waited on the very queue it was running on, for ever. So the library posts from an operation
+/// of `OperationQueue.main`, where such an observer runs at once.
+enum MainQueue {
+    /// Marks the main dispatch queue, so that code can tell it runs there off the main thread.
+    private static let marker = Shared(DispatchSpecificKey<Bool>())
+    private static let marked: Bool = {
+        DispatchQueue.main.setSpecific(key: marker.object, value: true)
+        return true
+    }()
+
+    /// Inside an operation of `OperationQueue.main` (or on the main thread): `post` runs an
+    /// observer of the main queue right here.
+    static var isRunningItsOperation: Bool { OperationQueue.current == OperationQueue.main }
+
+    /// On the main dispatch queue, the main actor's, whichever thread runs it.
+    static var isCurrent: Bool { Thread.isMainThread || (marked && DispatchQueue.getSpecific(key: marker.object) == true) }
 }
 
 /// One key's change, as the change streams deliver it.

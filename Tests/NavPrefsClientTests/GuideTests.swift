@@ -5,16 +5,20 @@ import Testing
 
 extension ClientSuites {
     /// The client's guide (docs/swift-client.md) and README's client section show only code the
-    /// tests compile: every Swift block is in GuideExamples.swift verbatim (the manifest is built
-    /// by scripts/check-client-dependency.py); and the guide's examples do what it says.
+    /// tests compile: every Swift block is in GuideExamples.swift verbatim (the manifest and the
+    /// whole program, `// main.swift`, are built and run by scripts/check-client-dependency.py);
+    /// and the guide's examples do what it says.
     @Suite("The client guide")
     struct GuideTests {
         static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-        /// The Swift blocks of a Markdown text, manifests (and their excerpts) left out: those are
-        /// built by scripts/check-client-dependency.py.
+        /// The Swift blocks of a Markdown text, manifests (and their excerpts) and whole programs
+        /// left out: top-level code cannot sit in a test file, and scripts/check-client-dependency.py
+        /// builds those as a package of their own.
         static func swiftBlocks(_ markdown: String) -> [String] {
-            markdown.matches(of: /```swift\n((?s).*?)```/).map { String($0.1) }.filter { !$0.hasPrefix("// Package.swift") && !$0.contains("import PackageDescription") }
+            markdown.matches(of: /```swift\n((?s).*?)```/).map { String($0.1) }.filter {
+                !$0.hasPrefix("// Package.swift") && !$0.contains("import PackageDescription") && !$0.hasPrefix("// main.swift")
+            }
         }
 
         @Test("every Swift block of the guide and of README's client section is compiled")
