@@ -47,6 +47,33 @@ extension ClientSuites {
             }
         }
 
+        @Test("a key with only a registered default reads as that default on the first load, after reload(), and from the saved mirror")
+        func registeredOnlyDefault() async throws {
+            try await withRig { rig in
+                _ = try await rig.request("PUT", "/v1/profiles/regtest/defaults", json: #"{"mode": "auto", "level": 3}"#)
+                _ = try await rig.request("PUT", "/v1/profiles/regtest/preferences/theme", json: #"{"value": "dark"}"#)
+                let suite = "navprefs-test-\(UUID().uuidString)"
+                func expectDefaults(_ profile: NavPrefsProfile, _ moment: String) {
+                    let defaults = profile.preferences
+                    #expect(defaults.value(forKey: "mode") == "auto", "\(moment): value")
+                    #expect(defaults.string(forKey: "mode") == "auto", "\(moment): string")
+                    #expect(defaults.integer(forKey: "level") == 3, "\(moment): integer")
+                    #expect(defaults.source(forKey: "mode") == "registered", "\(moment): source")
+                    #expect(defaults.string(forKey: "theme") == "dark", "\(moment): a stored value beside them")
+                    #expect(defaults.source(forKey: "theme") == "stored", "\(moment): its source")
+                }
+                let first = try rig.profile("regtest", suite: suite)
+                #expect(try await first.ready() == .server)
+                expectDefaults(first, "first load")
+                try await first.reload()
+                expectDefaults(first, "after reload()")
+                await first.stop()
+                let again = try rig.profile("regtest", suite: suite)
+                #expect(try await again.ready() == .mirror)
+                expectDefaults(again, "from the saved mirror")
+            }
+        }
+
         /// Numbers compare as numbers (a server's `2` and the mirror's `2.0` for a `float`).
         static func same(_ a: JSON, _ b: JSON) -> Bool {
             if let x = a.doubleValue, let y = b.doubleValue, a.boolValue == nil, b.boolValue == nil { return x == y }

@@ -56,7 +56,10 @@ extension MirrorState {
             guard let value = member.value["value"], let version = member.value["version"]?.int64Value else {
                 throw .invalidResponse("preference '\(member.name)' without value or version")
             }
-            keys[KeyBytes(member.name)] = Key(stored: member.value["source"]?.stringValue == "stored" ? value : nil, version: version)
+            // `JSON?.none`, not `nil`: JSON is ExpressibleByNilLiteral, so `cond ? value : nil`
+            // is a JSON, and a key showing its default would be stored as `null`.
+            let stored: JSON? = member.value["source"]?.stringValue == "stored" ? value : JSON?.none
+            keys[KeyBytes(member.name)] = Key(stored: stored, version: version)
         }
         self.sessions = sessions.compactMap(Session.init(json:))
     }
