@@ -98,6 +98,12 @@ extension ClientSuites {
             let again = try client.profile("offline", options: ProfileOptions(suiteName: suite, notificationDelivery: .immediately))
             again.start()  // nothing to connect to: reads still answer
             #expect(again.isLoaded)
+            // The stream cannot connect: the last error says so, in one "transport:".
+            #expect(await eventually { again.lastError != nil })
+            let error = try #require(again.lastError)
+            #expect(error.description.hasPrefix("transport: cannot connect to 127.0.0.1:\(rig.proxy.port)"), "\(error)")
+            #expect(error.description.components(separatedBy: "transport").count == 2, "\(error)")
+            #expect(error.localizedDescription.hasPrefix("The NavPrefs server could not be reached: cannot connect"), "\(error.localizedDescription)")
             #expect(again.preferences.string(forKey: "theme") == "dark")
             #expect(again.counter.stringValue == "5")
             #expect(again.counter.value == 5)

@@ -37,6 +37,13 @@ public enum NavPrefsError: Error, Sendable, Hashable, CustomStringConvertible, L
         }
     }
 
+    /// What went wrong without the kind's prefix when it is a transport failure (`cannot connect
+    /// to ...`), else ``description``: the reason a dropped stream reports, which becomes a
+    /// ``transport(_:)`` again and must not say "transport" twice.
+    var transportReason: String {
+        if case .transport(let reason) = self { reason } else { description }
+    }
+
     /// The server's problem detail when it answered one, else what went wrong, in a sentence.
     public var errorDescription: String? {
         switch self {

@@ -88,7 +88,7 @@ final class EventStream: Sendable {
         do {
             request = try streamRequest(from: lastEventID)
         } catch {
-            return (false, error.description)
+            return (false, error.transportReason)
         }
         let connection = StreamConnection(http: http)
         connection.start(request)

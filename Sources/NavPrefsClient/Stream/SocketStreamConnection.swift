@@ -41,7 +41,7 @@
             do {
                 channel = try SocketChannel(url: request.url, timeout: min(request.timeout, .seconds(10)), tls: try tls())
             } catch {
-                return error.description
+                return error.transportReason
             }
             defer { channel.close() }
             guard connection.withLock({ state in
@@ -63,7 +63,7 @@
                     }
                 }
             } catch let error as NavPrefsError {
-                return connection.withLock({ $0.cancelled }) ? "cancelled" : error.description
+                return connection.withLock({ $0.cancelled }) ? "cancelled" : error.transportReason
             } catch {
                 return "an answer that is not HTTP/1.1: \(error)"
             }
