@@ -60,7 +60,8 @@ public final class NavPrefsAPI: HTTPHandler {
             maxSubscribers: options.maxSubscribers, maxSubscribersPerAddress: options.maxSubscribersPerAddress,
             heartbeat: options.sseHeartbeat, retry: options.sseRetry))
         let limits = PreferenceLimits()
-        let authenticator = Authenticator(store: store, alwaysRequired: options.alwaysRequireTokens, streamSecret: options.streamSecret)
+        let authenticator = Authenticator(store: store, alwaysRequired: options.alwaysRequireTokens, streamSecret: options.streamSecret,
+                                          tokensAppeared: { [hub] in hub.endStreamsOpenedWithoutToken() })
         self.authenticator = authenticator
         router = Router(HealthRoutes(store: store, readiness: readiness).routes
             + MetricsRoutes(requests: requestMetrics, storeErrors: storeErrors, hub: hub, store: store,
@@ -85,12 +86,14 @@ public final class NavPrefsAPI: HTTPHandler {
         await authenticator.refresh()
     }
 
-    /// Keeps learning which tokens exist, every ``Authenticator/cacheTTL``, until the calling
-    /// task is cancelled: tokens made elsewhere (another instance, the command line) turn
-    /// authentication on here too, and the event streams of tokens revoked elsewhere end.
+    /// Keeps learning which tokens exist, every ``Authenticator/cacheTTL`` (every
+    /// ``Authenticator/openModeLook`` while none does), until the calling task is cancelled:
+    /// tokens made elsewhere (another instance, the command line) turn authentication on here
+    /// too, ending the streams opened without a token, and the event streams of tokens revoked
+    /// elsewhere end.
     public func refreshAuthenticationUntilCancelled() async {
         while !Task.isCancelled {
-            try? await Task.sleep(for: Authenticator.cacheTTL)
+            try? await Task.sleep(for: authenticator.isRequired ? Authenticator.cacheTTL : Authenticator.openModeLook)
             guard !Task.isCancelled else { return }
             if let existing = await authenticator.refresh() { hub.endStreams(notIssuedByAnyOf: existing) }
         }

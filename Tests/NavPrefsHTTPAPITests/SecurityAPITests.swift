@@ -200,6 +200,41 @@ struct SecurityAPITests {
         }
     }
 
+    @Test("4: streams opened in the open mode end within a second of the first token, made elsewhere (the command line)", .overSockets("event streams over TCP end with the open mode"))
+    func openModeStreamsEndWithTheFirstToken() async throws {
+        try await withApp { app in
+            let issued = try await app.request("POST", "/v1/profiles/ana/events/token")
+            let streamToken = try #require(try issued.json()["token"] as? String)
+            let plain = try await SSEClient.open(port: app.port, path: "/v1/profiles/ana/events")
+            let byStreamToken = try await SSEClient.open(port: app.port, path: "/v1/profiles/ana/events?access_token=\(streamToken)")
+            #expect([plain, byStreamToken].map(\.head.status) == [200, 200])
+            _ = try await app.request("POST", "/v1/profiles/ana/counter/increment")
+            for stream in [plain, byStreamToken] { _ = try await stream.messages { $0.event == "counter" } }
+
+            // As `navprefs tokens create` does: a row in the database, nothing said to the server.
+            let made = try #require(AccessToken.make(profile: nil, label: "cli", now: 1))
+            try await app.app.store.createToken(made.record)
+            let created = ContinuousClock.now
+            for stream in [plain, byStreamToken] {
+                let seen = try await stream.messages { $0.event == "revoked" }
+                #expect(seen.allSatisfy { $0.event != "counter" }, "no event after the open mode ended")
+                let revoked = try #require(seen.last)
+                #expect(try revoked.json()["reason"] as? String
+                        == "this stream was opened without a token, and the server needs one now (a token was created)")
+                #expect(try await stream.next() == nil, "and the stream ends")
+                let after = ContinuousClock.now - created
+                #expect(after < .seconds(1), "ended \(after) after the token was made")
+            }
+            #expect(try await SSEClient.open(port: app.port, path: "/v1/profiles/ana/events").head.status == 401)
+            let withToken = try await SSEClient.open(port: app.port, path: "/v1/profiles/ana/events", headers: Self.bearer(made.token))
+            #expect(withToken.head.status == 200)
+            // A token's stream is not one of the open mode's: it stays when the next look finds tokens again.
+            try await Task.sleep(for: Authenticator.openModeLook * 2)
+            _ = try await app.request("POST", "/v1/profiles/ana/counter/increment", headers: Self.bearer(made.token))
+            #expect(try await withToken.messages { $0.event == "counter" }.allSatisfy { $0.event != "revoked" })
+        }
+    }
+
     @Test("3: with --stream-secret-file, a stream token signed with the database's key alone is refused", .overSockets("an event stream over TCP"))
     func streamSecretOutsideTheDatabase() async throws {
         try await withApp({ $0.streamSecret = "a secret kept in a file of its own" }) { app in

@@ -13,7 +13,8 @@ const TYPES = ['counter', 'refresh', 'preference', 'navigation'];
  *
  * Callbacks: onEvent({type, id, data}) for each event, `reset` included (the log could not
  * continue: read the state again); onStatus(status, error) with 'connecting', 'live',
- * 'reconnecting' or 'failed' (a 4xx that retrying cannot fix, such as 404).
+ * 'reconnecting' or 'failed' (a 4xx that retrying cannot fix, such as 404, or a `revoked`
+ * event: the stream's access ended).
  */
 export class LiveStream {
   constructor(profile, { types = TYPES, onEvent = () => {}, onStatus = () => {} } = {}) {
@@ -93,6 +94,25 @@ export class LiveStream {
     for (const type of [...TYPES, 'reset', 'shutdown']) {
       source.addEventListener(type, (event) => this.dispatch(type, event));
     }
+    source.addEventListener('revoked', (event) => this.revoked(event));
+  }
+
+  /**
+   * The server ended the stream for good: the token it was opened with was revoked, or it was
+   * opened without one and the server needs one now. Reconnecting the same way cannot work: the
+   * page stops following and asks for a token (a new one restarts the page).
+   */
+  revoked(event) {
+    let data = {};
+    try {
+      data = JSON.parse(event.data);
+    } catch {
+      data = {};
+    }
+    this.stop();
+    const error = { status: 401, title: 'Access ended', problem: { detail: data.reason || 'the server ended this stream' } };
+    this.onStatus('failed', error);
+    window.dispatchEvent(new CustomEvent('navprefs:unauthorized', { detail: error }));
   }
 
   dispatch(type, event) {

@@ -14,7 +14,10 @@ import Synchronization
 /// Tokens are looked up by the public id they carry and compared by SHA-256 in constant time.
 /// Lookups are cached for ``cacheTTL``, and the whole list is read again every ``cacheTTL``: a
 /// token revoked on another instance stops working here, and the event streams it opened end,
-/// within that time (at once on the instance that revoked it).
+/// within that time (at once on the instance that revoked it). While no token exists the list
+/// is read every ``openModeLook``: the first token, made by the command line or on another
+/// instance, ends the open mode here within that time, and with it every stream admitted
+/// without a token (``tokensAppeared``).
 final class Authenticator: Sendable {
     /// What a route needs.
     enum Access: Equatable {
@@ -48,6 +51,8 @@ final class Authenticator: Sendable {
     }
 
     static let cacheTTL: Duration = .seconds(5)
+    /// How often the token list is read while none exists (the open mode).
+    static let openModeLook: Duration = .milliseconds(250)
     static let streamKeyName = "stream-token-key"
     static let streamCookie = "navprefs_stream"
     static let maxCached = 10_000
@@ -80,11 +85,14 @@ final class Authenticator: Sendable {
     /// with it, someone who can only read the database cannot forge stream tokens.
     private let streamSecret: String?
     private let state = Mutex(State())
+    /// Called when tokens exist where none did: what was admitted without one must end.
+    private let tokensAppeared: @Sendable () -> Void
 
-    init(store: any TokenStore, alwaysRequired: Bool, streamSecret: String? = nil) {
+    init(store: any TokenStore, alwaysRequired: Bool, streamSecret: String? = nil, tokensAppeared: @escaping @Sendable () -> Void = {}) {
         self.store = store
         self.alwaysRequired = alwaysRequired
         self.streamSecret = streamSecret
+        self.tokensAppeared = tokensAppeared
     }
 
     /// Whether requests need a token right now.
@@ -102,12 +110,15 @@ final class Authenticator: Sendable {
         guard let tokens = try? await store.tokens() else { return nil }
         let ids = Set(tokens.map(\.id))
         let now = ContinuousClock.now
-        state.withLock { state in
+        let appeared = state.withLock { state in
+            let appeared = !state.hasTokens && !tokens.isEmpty
             state.hasTokens = !tokens.isEmpty
             for (id, cached) in state.tokens where cached.record != nil && !ids.contains(id) {
                 state.remember(nil, id: id, at: now)
             }
+            return appeared
         }
+        if appeared { tokensAppeared() }
         return ids
     }
 
@@ -140,10 +151,12 @@ final class Authenticator: Sendable {
                 let record = try await store.token(id: id)
                 // Only tokens that exist are cached: ids a client makes up must not fill memory.
                 if let record {
-                    state.withLock { state in
+                    let appeared = state.withLock { state in
                         state.remember(record, id: id, at: ContinuousClock.now)
-                        state.hasTokens = true
+                        defer { state.hasTokens = true }
+                        return !state.hasTokens
                     }
+                    if appeared { tokensAppeared() }
                 } else if !isRequired {
                     return .allow(.anonymous)
                 }
@@ -206,10 +219,12 @@ final class Authenticator: Sendable {
     // MARK: Tokens made and revoked through this instance
 
     func created(_ record: TokenRecord) {
-        state.withLock { state in
+        let appeared = state.withLock { state in
             state.remember(record, id: record.id, at: ContinuousClock.now)
-            state.hasTokens = true
+            defer { state.hasTokens = true }
+            return !state.hasTokens
         }
+        if appeared { tokensAppeared() }
     }
 
     func revoked(_ id: String) {

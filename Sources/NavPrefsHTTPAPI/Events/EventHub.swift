@@ -201,21 +201,31 @@ final class EventHub: Sendable {
     /// Ends the streams that `issuedBy` vouched for, with a final `revoked` event: the token
     /// was revoked, so the stream is too (a client must not reconnect with it).
     func endStreams(issuedBy id: String) {
-        endStreams { $0 == id }
+        endStreams(Self.tokenRevoked) { $0 == id }
     }
 
     /// Ends the streams whose token is not among `existing` (revoked elsewhere).
     func endStreams(notIssuedByAnyOf existing: Set<String>) {
-        endStreams { !existing.contains($0) }
+        endStreams(Self.tokenRevoked) { $0.map { !existing.contains($0) } ?? false }
     }
 
-    private func endStreams(where revoked: (String) -> Bool) {
+    /// Ends the streams admitted while no token was needed (no token, or a stream token of the
+    /// open mode), with a final `revoked` event: a token exists now, so the open mode is over
+    /// and the client must come back with one.
+    func endStreamsOpenedWithoutToken() {
+        endStreams("this stream was opened without a token, and the server needs one now (a token was created)") { $0 == nil }
+    }
+
+    private static let tokenRevoked = "the token this stream was opened with was revoked"
+
+    /// Ends the streams whose issuer (`nil`: none) `matches`, each with a `revoked` event.
+    private func endStreams(_ reason: String, where matches: (String?) -> Bool) {
         let ended = registry.withLock { registry in
-            registry.byProfile.values.flatMap { $0.values.filter { $0.issuer.map(revoked) ?? false } }
+            registry.byProfile.values.flatMap { $0.values.filter { matches($0.issuer) } }
         }
         guard !ended.isEmpty else { return }
         var data = JSONObjectBuilder()
-        data.add("reason", "the token this stream was opened with was revoked")
+        data.add("reason", reason)
         let frame = SSEFrame.control(.revoked, data: data.json)
         for subscriber in ended {
             subscriber.close(after: frame)
