@@ -140,6 +140,23 @@ struct AuthAPITests {
         }
     }
 
+    @Test("an Authorization field that is not 'Bearer <token>' is 401, and the answer says how to send the token")
+    func notBearer() async throws {
+        try await withApp { app in
+            let tokens = try await setUp(app)
+            for field in [tokens.admin, "Basic YWxhZGRpbjpvcGVuc2VzYW1l", "Bearer", "Token " + tokens.admin] {
+                let refused = try await app.request("GET", "/v1/profiles/ana/counter", headers: [("Authorization", field)])
+                #expect(refused.status == 401, "\(field.prefix(12))")
+                #expect(refused.header("WWW-Authenticate") == #"Bearer realm="navprefs", error="invalid_token""#)
+                #expect(try refused.json()["detail"] as? String == "The Authorization field must read 'Bearer <token>': send 'Authorization: Bearer npt_...'.",
+                        "\(field.prefix(12))")
+            }
+            let malformed = try await app.request("GET", "/v1/profiles/ana/counter", headers: [("Authorization", "Bearer npt_x")])
+            #expect(try malformed.json()["detail"] as? String == "The token is not valid: unknown, revoked, expired or malformed.")
+            #expect(try await app.request("GET", "/v1/profiles/ana/counter", headers: [("Authorization", "Bearer " + tokens.admin)]).status == 200)
+        }
+    }
+
     @Test("revoked tokens stop at once; the list shows ids and scopes, never a secret")
     func listAndRevoke() async throws {
         try await withApp { app in

@@ -142,7 +142,10 @@ final class Authenticator: Sendable {
         // line, another instance): then authentication is on from this request.
         guard isRequired || bearer != nil else { return .allow(.anonymous) }
         if let bearer {
-            guard let id = AccessToken.id(of: bearer) else { return isRequired ? .deny(Self.invalidToken()) : .allow(.anonymous) }
+            guard let id = AccessToken.id(of: bearer) else {
+                guard isRequired else { return .allow(.anonymous) }
+                return .deny(bearer.isEmpty ? Self.notBearer() : Self.invalidToken())
+            }
             let now = ContinuousClock.now
             if let cached = state.withLock({ $0.tokens[id] }), now - cached.fetched < Self.cacheTTL {
                 return Self.judge(bearer, cached.record, access).map(Decision.deny) ?? .allow(Caller(tokenID: id))
@@ -209,6 +212,12 @@ final class Authenticator: Sendable {
     /// The same answer whether or not the profile exists.
     private static func notVisible(_ profile: String) -> APIError {
         APIError(.profileNotFound, "No profile '\(profile.prefix(80))' is visible with this token.")
+    }
+
+    /// An `Authorization` field that does not read `Bearer <token>` (a token sent bare, `Basic`).
+    private static func notBearer() -> APIError {
+        APIError(.unauthorized, "The Authorization field must read 'Bearer <token>': send 'Authorization: Bearer npt_...'.",
+                 headers: [("WWW-Authenticate", #"Bearer realm="navprefs", error="invalid_token""#)])
     }
 
     private static func invalidToken() -> APIError {
