@@ -72,6 +72,13 @@ struct CounterAPITests {
             let response = try await app.request("POST", counter + "/increment", json: body)
             #expect(response.status == 400, "\(body) -> \(response.text)")
             #expect(try await app.request("GET", counter).int("value") == 0)
+            if body.contains("by") && !body.contains("9223372036854775808") {  // too big for JSON here: malformed-json
+                // The range a step really has (1 and up), and what was sent.
+                let detail = try response.json()["detail"] as? String ?? ""
+                #expect(detail.hasPrefix("'by' must be a whole number from 1 to 9223372036854775807, not "), "\(detail)")
+                if body == #"{"by": 2.5}"# { #expect(detail.hasSuffix("not number 2.5.")) }
+                if body == #"{"by": "1"}"# { #expect(detail.hasSuffix(#"not string "1"."#)) }
+            }
         }
     }
 

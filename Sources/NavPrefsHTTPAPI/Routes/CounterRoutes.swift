@@ -70,14 +70,11 @@ struct CounterRoutes {
 
     /// `{"by": n}`, optional; n is a whole number of at least 1.
     private func step(of request: APIRequest) throws(APIError) -> CounterStep {
-        guard let body = try JSONBody.object(of: request.http, allowed: ["by"], required: false),
-              let amount = try body.int64("by")
-        else { return .one }
-        do {
-            return try CounterStep(amount)
-        } catch {
-            throw APIError(.invalidBody, "'by' must be at least 1, not \(amount).")
+        guard let body = try JSONBody.object(of: request.http, allowed: ["by"], required: false), let value = body["by"] else { return .one }
+        guard let amount = value.integralValue, let step = try? CounterStep(amount) else {
+            throw APIError(.invalidBody, "'by' must be a whole number from 1 to \(Int64.max), not \(value.typeName) \(value.jsonText.prefix(40)).")
         }
+        return step
     }
 
     /// `{"profile":"p","value":5,"stringValue":"5","version":7}` (+ `eventId` after a write),
