@@ -27,12 +27,14 @@ struct MetricsRoutes {
         [Route("GET", "/metrics") { _ throws(APIError) in
             .deferred { [self] () async throws(StoreError) -> HTTPResponse in
                 // Storage per profile needs the store; the rest is served even while it is down.
-                render(largest: (try? await store.largestProfiles(limit: 10)) ?? [])
+                render(largest: (try? await store.largestProfiles(limit: 10)) ?? [], scrapesInFlight: 1)
             }
         }]
     }
 
-    func render(largest: [(profile: ProfileName, bytes: Int)] = []) -> HTTPResponse {
+    /// - Parameter scrapesInFlight: the requests in flight that are this scrape itself, left out
+    ///   of `navprefs_http_requests_in_flight` (an idle server reads 0, not 1).
+    func render(largest: [(profile: ProfileName, bytes: Int)] = [], scrapesInFlight: Int = 0) -> HTTPResponse {
         var out = PrometheusText()
         out.family("navprefs_profile_quota_bytes", "gauge", "Bytes one profile may hold (--profile-quota-bytes; 0: no quota).")
         out.sample("navprefs_profile_quota_bytes", profileQuotaBytes)
@@ -59,8 +61,9 @@ struct MetricsRoutes {
             out.sample("navprefs_http_request_duration_seconds_sum", ["route": route], stats.durationSum)
             out.sample("navprefs_http_request_duration_seconds_count", ["route": route], stats.count)
         }
-        out.family("navprefs_http_requests_in_flight", "gauge", "Requests routed and not yet answered.")
-        out.sample("navprefs_http_requests_in_flight", requests.requestsInFlight)
+        out.family("navprefs_http_requests_in_flight", "gauge",
+                   "Requests routed and handed to storage, not yet answered (this scrape left out).")
+        out.sample("navprefs_http_requests_in_flight", max(0, requests.requestsInFlight - scrapesInFlight))
 
         out.family("navprefs_sse_subscribers", "gauge", "Event streams open now.")
         out.sample("navprefs_sse_subscribers", hub.subscriberCount)
