@@ -8,8 +8,9 @@ public import NavPrefsStore
 /// parts that run them. `navprefs` runs exactly this; tests build it the same way on port 0.
 ///
 /// Building opens nothing and starts no thread: ``start()`` starts the parts in order (log
-/// flusher, store, authentication, event delivery, HTTP server, readiness), ``run()`` serves
-/// until ``shutdown`` is requested and then stops them in reverse.
+/// flusher, the check that the address can be listened on, store, authentication, event
+/// delivery, HTTP server, readiness), ``run()`` serves until ``shutdown`` is requested and then
+/// stops them in reverse.
 public final class NavPrefsApp: Sendable {
     public let configuration: Configuration
     public let logger: Logger
@@ -68,8 +69,10 @@ public final class NavPrefsApp: Sendable {
             ? [HTTPServerPart(server: server, logger: logger, host: configuration.host,
                               gracePeriod: .seconds(configuration.shutdownGraceSeconds))]
             : []
+        let listenCheck: [any ServicePart] = listens ? [ListenCheckPart(host: configuration.host, port: configuration.port)] : []
         group = ServiceGroup([
             LogPart(logger: logger),
+        ] + listenCheck + [
             StorePart(store: store, logger: logger),
             AuthenticationPart(api: api, protectedMode: configuration.requiresTokens
                 ? AuthenticationPart.ProtectedMode(host: configuration.host) : nil),
@@ -136,6 +139,12 @@ enum StoreChoice {
         case .sqlite(let path): try SQLiteStore.probe(path: path)
         case .postgres(let url): try PostgresStore.probe(url: url)
         }
+    }
+
+    /// The process serving the database `configuration` names now, when that excludes others
+    /// (a SQLite file: `PID 4242, listening on port 8080`); `nil` otherwise or when unknown.
+    static func holder(of configuration: Configuration) -> String? {
+        if case .sqlite(let path) = configuration.database { SQLiteStore.holder(path: path) } else { nil }
     }
 
     /// The store kind's name in exports and messages: `sqlite` or `postgresql`.

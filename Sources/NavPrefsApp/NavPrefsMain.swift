@@ -59,10 +59,12 @@ public enum NavPrefsMain {
             }
             logger.error("cannot start", ["part": .string(error.part), "error": .string("\(error.underlying)")])
             logger.flush()
+            sayCannotStart("\(error.underlying)")
             return 1
         } catch {
             logger.error("cannot start", ["error": .string("\(error)")])
             logger.flush()
+            sayCannotStart("\(error)")
             return 1
         }
         async let serving: Void = app.run()
@@ -74,6 +76,13 @@ public enum NavPrefsMain {
         logger.flush()
         return 0
     }
+}
+
+/// Says on standard error, in one plain line, why the service did not start: the log (JSON by
+/// default, on standard output) has it too, after a long `starting` line, where a person at a
+/// terminal would miss it.
+private func sayCannotStart(_ reason: String) {
+    CommandOutput.write("navprefs: cannot start", reason)
 }
 
 /// The secret of `--stream-secret-file`: its text without surrounding whitespace (a line from

@@ -25,7 +25,7 @@ final class DatabaseFileLock: Sendable {
     /// Takes the lock, or throws when another process holds it. Creates the file only if `create`.
     convenience init(path: String, create: Bool = true) throws(StoreError) {
         guard let lock = try Self.attempt(path: path, create: create) else {
-            throw .unavailable(reason: "\(path) is in use by another NavPrefs process")
+            throw .unavailable(reason: "\(path) is in use by another NavPrefs process\(Self.holder(of: path).map { " (\($0))" } ?? "")")
         }
         self.init(descriptor: lock.descriptor, notices: lock.notices)
     }
@@ -73,6 +73,15 @@ final class DatabaseFileLock: Sendable {
         guard flock(descriptor, LOCK_SH | LOCK_NB) == 0 else { return true }
         flock(descriptor, LOCK_UN)
         return false
+    }
+
+    /// Who holds the lock on `path` (`PID 4242, listening on port 8080`), as `/proc` tells;
+    /// `nil` when nobody does or it cannot be read.
+    static func holder(of path: String) -> String? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        return LockHolder.describe(fileOpenAs: descriptor)
     }
 
     /// Releases the lock; call after every connection to the file is closed.

@@ -63,6 +63,12 @@ extension SQLiteStore {
         return probe
     }
 
+    /// The process that serves the database at `path` now (`PID 4242, listening on port 8080`),
+    /// for messages about a file a service holds; `nil` when none does or `/proc` cannot say.
+    public static func holder(path: String) -> String? {
+        DatabaseFileLock.holder(of: path)
+    }
+
     /// What the file is; damaged files (``SQLiteFileInspection``, SQLite's `quick_check`) are
     /// found before any connection would recover (and so hide) a damaged log.
     static func probeFile(_ path: String, inspectsLog: Bool = true) throws(StoreError) -> StoreProbe {

@@ -23,7 +23,7 @@ struct CommandLineTests {
         #expect(!FileManager.default.fileExists(atPath: scratch.path("copy.sqlite")))
     }
 
-    @Test("check: 0 ready (also beside the service), 2 a wrong setting or protected mode, 3 no database, 4 not servable")
+    @Test("check: 0 ready, 2 a wrong setting, a port in use or protected mode, 3 no database, 4 not servable (also: served now)")
     func checkStatuses() async throws {
         let scratch = try Scratch()
         defer { scratch.remove() }
@@ -34,15 +34,29 @@ struct CommandLineTests {
 
         let (service, port) = try await ServiceProcess.start(database: path)
         _ = try await TestHTTP.request(port: port, "POST", "/v1/profiles/ana/counter/increment")
-        let ready = try await NavPrefsCommand.run(["check", "--database", database])
+        // Beside the service that serves it: a second service would not start, and check says who serves it.
+        let served = try await NavPrefsCommand.run(["check", "--database", database, "--port", "0"])
+        #expect(served.status == 4, "\(served)")
+        #expect(served.output.contains("database: reachable, schema version"), "\(served)")
+        #expect(served.errors.contains("\(database) is served now by a running navprefs (PID \(service.process.pid), listening on port \(port)): "
+            + "a second service on it would not start"), "\(served)")
+        #expect(!served.output.contains("ready"), "\(served)")
+        // Another database on the service's port: the port is the obstacle.
+        let copy = scratch.path("copy.sqlite")
+        #expect(try await NavPrefsCommand.run(["backup", "--output", copy, "--database", database]).status == 0)
+        let busy = try await NavPrefsCommand.run(["check", "--database", "sqlite:" + copy, "--port", String(port)])
+        #expect(busy.status == 2, "\(busy)")
+        #expect(busy.errors.contains("the service could not listen: 127.0.0.1:\(port) is in use: another program, or another navprefs, "
+            + "listens there; stop it, or choose another port with --port (or PORT)"), "\(busy)")
+        await service.stop()
+
+        let ready = try await NavPrefsCommand.run(["check", "--database", database, "--port", String(port)])
         #expect(ready.status == 0, "\(ready)")
-        #expect(ready.output.contains("database: reachable, schema version"), "\(ready)")
-        #expect(ready.output.contains("a navprefs serves it now"), "\(ready)")
+        #expect(ready.output.contains("address: 127.0.0.1:\(port) is free to listen on\n"), "\(ready)")
         #expect(ready.output.hasSuffix("ready: the service would start and serve\n"), "\(ready)")
-        let exposed = try await NavPrefsCommand.run(["check", "--database", database, "--host", "0.0.0.0"])
+        let exposed = try await NavPrefsCommand.run(["check", "--database", database, "--host", "0.0.0.0", "--port", "0"])
         #expect(exposed.status == 2, "\(exposed)")
         #expect(exposed.errors.contains("would refuse to listen on 0.0.0.0 with no access token"), "\(exposed)")
-        await service.stop()
 
         let newer = try shell("sqlite3 '\(path)' 'PRAGMA user_version = 99'")
         #expect(newer.status == 0)
@@ -55,6 +69,28 @@ struct CommandLineTests {
         let other = try await NavPrefsCommand.run(["check", "--database", "sqlite:" + foreign])
         #expect(other.status == 4, "\(other)")
         #expect(other.errors.contains("is not a NavPrefs database"), "\(other)")
+    }
+
+    @Test("a second service: on a port in use it says so and names --port, creating no database; on a served SQLite file it names the holder's PID and port; both on standard error, in one plain line")
+    func secondService() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let path = scratch.path("first.sqlite")
+        let (service, port) = try await ServiceProcess.start(database: path)
+        let fresh = scratch.path("second.sqlite")
+        let samePort = try await NavPrefsCommand.run(["--port", String(port), "--database", "sqlite:" + fresh])
+        #expect(samePort.status == 1, "\(samePort)")
+        #expect(samePort.errors == "navprefs: cannot start: 127.0.0.1:\(port) is in use: another program, or another navprefs, listens there; "
+            + "stop it, or choose another port with --port (or PORT)\n", "\(samePort)")
+        #expect(!FileManager.default.fileExists(atPath: fresh), "the address is checked before the database is created")
+        #expect(samePort.output.contains(#""msg":"cannot start","part":"listen check""#), "the log says it too: \(samePort.output)")
+
+        let sameFile = try await NavPrefsCommand.run(["--port", "0", "--database", "sqlite:" + path])
+        #expect(sameFile.status == 1, "\(sameFile)")
+        #expect(sameFile.errors == "navprefs: cannot start: storage unavailable: \(path) is in use by another NavPrefs process "
+            + "(PID \(service.process.pid), listening on port \(port))\n", "\(sameFile)")
+        #expect(try await TestHTTP.request(port: port, "GET", "/v1/profiles/ana/counter").status == 200, "the first one serves on")
+        await service.stop()
     }
 
     @Test("tokens beside the running service: a token made by the command works within the cache delay; a revoked one stops")

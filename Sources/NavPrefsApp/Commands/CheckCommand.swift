@@ -10,9 +10,11 @@ enum CheckCommand {
         Usage: navprefs check [--database URL] [any setting of navprefs --help]
         Checks the configuration and the database the service would use, changing nothing.
         Exit status: 0 the service would start and serve; 2 a setting is wrong, or the service
-        would refuse to listen (no access token on a public address); 3 no database (the service
-        would create an empty one) or it cannot be reached; 4 the database cannot be served as
-        it is (another program's, a newer schema, an unfinished import, a file it cannot write).
+        could not or would not listen (its address is in use or not this machine's; no access
+        token on a public address); 3 no database (the service would create an empty one) or it
+        cannot be reached; 4 the database cannot be served as it is (another program's, a newer
+        schema, an unfinished import, a file it cannot write, a SQLite file a running navprefs
+        serves).
 
         """
 
@@ -48,12 +50,20 @@ enum CheckCommand {
         } catch {
             throw CommandFailure(.databaseUnavailable, "cannot reach \(database): \(CommandStore.reason(error))")
         }
-        // As the service would find it; a service running on it now is no obstacle to a check.
+        // As the service would find it (a service that holds the file: below).
         if let refusal = probe.refusal(for: .service, database: database) { throw CommandFailure(.databaseUnusable, refusal) }
         let schema = probe.schemaVersion == probe.latestSchemaVersion ? "schema version \(probe.schemaVersion), this navprefs's"
             : probe.schemaVersion == 0 ? "no schema yet: the service creates it at start"
             : "schema version \(probe.schemaVersion): the service migrates it to \(probe.latestSchemaVersion) at start"
-        print("database: reachable, \(schema)\(probe.claimedByAnotherProcess ? "; a navprefs serves it now" : "")")
+        print("database: reachable, \(schema)")
+        if probe.claimedByAnotherProcess {
+            throw CommandFailure(.databaseUnusable, "\(database) is served now by a running navprefs\(StoreChoice.holder(of: configuration).map { " (\($0))" } ?? ""): "
+                + "a second service on it would not start (one process serves a SQLite file); stop that one first")
+        }
+        if let refusal = ListenCheck.refusal(host: configuration.host, port: configuration.port) {
+            throw CommandFailure(.usage, "the service could not listen: \(refusal)")
+        }
+        print(configuration.port == 0 ? "address: port 0, the system picks a free one" : "address: \(configuration.host):\(configuration.port) is free to listen on")
         guard probe.schemaVersion == probe.latestSchemaVersion else {
             print("ready: the service would start and serve")
             return

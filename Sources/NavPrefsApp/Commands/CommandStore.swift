@@ -21,7 +21,8 @@ enum CommandStore {
                 throw CommandFailure(.databaseUnavailable, "cannot reach \(database): \(reason(error))")
             }
             if access.exclusive && probe.claimedByAnotherProcess {
-                throw CommandFailure(.databaseUnusable, "\(database) is in use by a running navprefs; stop it first")
+                let holder = StoreChoice.holder(of: configuration).map { " (\($0))" } ?? ""
+                throw CommandFailure(.databaseUnusable, "\(database) is in use by a running navprefs\(holder); stop it first")
             }
             if let refusal = probe.refusal(for: access, database: database) { throw CommandFailure(.databaseUnusable, refusal) }
         }

@@ -39,8 +39,13 @@ enum CommandOutput {
     /// Writes `navprefs COMMAND: message` on standard error, on one line (libpq's messages
     /// come on several), its control characters escaped: messages quote files and databases.
     static func say(_ command: String, _ message: String) {
+        write("navprefs \(command)", message)
+    }
+
+    /// Writes `prefix: message` on standard error, on one line, its control characters escaped.
+    static func write(_ prefix: String, _ message: String) {
         let line = message.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
-        FileHandle.standardError.write(Data("navprefs \(command): \(TerminalText.escaped(line))\n".utf8))
+        FileHandle.standardError.write(Data("\(prefix): \(TerminalText.escaped(line))\n".utf8))
     }
 
     /// Reports `failure` on standard error and answers its status.
