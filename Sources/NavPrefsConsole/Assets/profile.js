@@ -16,6 +16,10 @@ const profile = param('profile') || 'default';
 const base = paths.profile(profile);
 const SLIDER_MIN = -7;  // 10 pt
 const SLIDER_MAX = 23;  // 40 pt
+// The API takes sliders from -1000 to 1000 (a 1017 pt font): the screens draw sizes within the
+// slider's own range, where their layout holds, and the readout says when they stop short.
+const DRAWN_MIN = SLIDER_MIN + 17;
+const DRAWN_MAX = SLIDER_MAX + 17;
 const TAIL_LENGTH = 60;
 const WELL_KNOWN = { numIndex: 'the counter', sliderValuekey: 'font settings', fontSizekey: 'font settings' };
 
@@ -107,18 +111,25 @@ function renderCounter() {
   counterMeta.title = VERSION_HINT;
 }
 
+/** Draws the screens' labels at `size` pt, within DRAWN_MIN-DRAWN_MAX; what the readout adds. */
+function drawLabels(size) {
+  const drawn = Math.min(DRAWN_MAX, Math.max(DRAWN_MIN, size));
+  for (const element of [fontSample, ...fontLines.children, ...listCells]) element.style.fontSize = `${drawn}px`;
+  return drawn === size ? '' : ` · drawn at ${drawn} pt (the screens stop at ${DRAWN_MIN}-${DRAWN_MAX} pt)`;
+}
+
 function renderFont({ moveSlider = true } = {}) {
   const size = state.font.effectiveFontSize;
-  for (const element of [fontSample, ...fontLines.children, ...listCells]) element.style.fontSize = `${size}px`;
+  const clamped = drawLabels(size);
   if (moveSlider && !state.dragging) {
     const value = state.font.sliderValue;
     fontSlider.min = String(Math.min(SLIDER_MIN, value));
     fontSlider.max = String(Math.max(SLIDER_MAX, value));
     fontSlider.value = String(value);
   }
-  fontReadout.textContent = state.font.fontSize > 0
+  fontReadout.textContent = (state.font.fontSize > 0
     ? `slider ${state.font.sliderValue} · ${state.font.sliderValue} + 17 = ${size} pt`
-    : `nothing stored · ${size} pt (the default)`;
+    : `nothing stored · ${size} pt (the default)`) + clamped;
 }
 
 // ---------- writes ----------
@@ -147,10 +158,10 @@ function previewSlider() {
   const raw = Number(fontSlider.value);
   const rounded = roundHalfAway(raw);
   const size = rounded + 17;
-  for (const element of [fontSample, ...fontLines.children, ...listCells]) element.style.fontSize = `${size}px`;
-  fontReadout.textContent = raw === rounded
+  const clamped = drawLabels(size > 0 ? size : 17);
+  fontReadout.textContent = (raw === rounded
     ? `slider ${rounded} · ${rounded} + 17 = ${size} pt`
-    : `slider ${raw} rounds to ${rounded} · ${rounded} + 17 = ${size} pt`;
+    : `slider ${raw} rounds to ${rounded} · ${rounded} + 17 = ${size} pt`) + clamped;
   return { raw, rounded };
 }
 

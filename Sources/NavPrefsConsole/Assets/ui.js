@@ -125,6 +125,11 @@ export function openTokenPanel(error) {
   },
   h('h2', { id: 'token-panel-title', text: 'Access token' }),
   h('p', { text: `${reason} It stays in this tab only (sessionStorage) and goes only to this server.` }),
+  h('p', { class: 'token-help', id: 'token-help' },
+    'No token yet? Whoever runs the server makes one where its database is: ',
+    h('code', { text: 'navprefs tokens create --admin' }), ' (every profile and this console’s admin page) or ',
+    h('code', { text: 'navprefs tokens create --profile NAME' }),
+    ' (one profile). It is printed once. An admin token can make more on the Admin page.'),
   error && error.problem && error.problem.detail ? h('p', { class: 'problem-detail', text: `${error.status} · ${error.problem.detail}` }) : null,
   h('div', { class: 'row' }, input, h('button', { class: 'button primary', type: 'submit', text: 'Use token' }),
     h('button', { class: 'button', type: 'button', text: 'Cancel', onclick: () => panel.remove() }))));
