@@ -86,14 +86,21 @@ public final class NavPrefsAPI: HTTPHandler {
         await authenticator.refresh()
     }
 
-    /// Keeps learning which tokens exist, every ``Authenticator/cacheTTL`` (every
-    /// ``Authenticator/openModeLook`` while none does), until the calling task is cancelled:
-    /// tokens made elsewhere (another instance, the command line) turn authentication on here
-    /// too, ending the streams opened without a token, and the event streams of tokens revoked
-    /// elsewhere end.
+    /// Keeps learning which tokens exist, every ``Authenticator/cacheTTL``, until the calling
+    /// task is cancelled: tokens made elsewhere (another instance, the command line) turn
+    /// authentication on here too, and the event streams of tokens revoked elsewhere end. While
+    /// none exists it also looks every ``Authenticator/openModeLook``, so that the first token
+    /// ends the open mode, and the streams opened without one, within that time; the sweep of
+    /// revoked tokens' streams, which walks every stream, keeps the slower pace.
     public func refreshAuthenticationUntilCancelled() async {
+        let clock = ContinuousClock()
         while !Task.isCancelled {
-            try? await Task.sleep(for: authenticator.isRequired ? Authenticator.cacheTTL : Authenticator.openModeLook)
+            let sweep = clock.now + Authenticator.cacheTTL
+            while !authenticator.isRequired, clock.now + Authenticator.openModeLook < sweep, !Task.isCancelled {
+                try? await Task.sleep(for: Authenticator.openModeLook)
+                await authenticator.refresh()
+            }
+            try? await Task.sleep(until: sweep, clock: clock)
             guard !Task.isCancelled else { return }
             if let existing = await authenticator.refresh() { hub.endStreams(notIssuedByAnyOf: existing) }
         }
