@@ -167,6 +167,10 @@ def cited(text: str, in_code: bool) -> list[tuple[str, list[str] | None]]:
     for match in BACKTICKED.finditer(text):
         token = match.group(1).strip()
         if SWIFT_FILE.match(token) or TREE_PATH.match(token):
+            parts = token.split("/")
+            # `Sources/App/main.swift` in the client guide is an app's own file, not ours.
+            if parts[0] in ("Sources", "Tests") and len(parts) > 2 and not os.path.isdir(os.path.join(ROOT, parts[0], parts[1])):
+                continue
             found.append((token, None))
             continue
         call = CALL.match(token)
