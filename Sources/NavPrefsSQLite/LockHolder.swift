@@ -24,7 +24,7 @@ enum LockHolder {
     /// The process of the `FLOCK WRITE` line of `/proc/locks` on that device and inode
     /// (`3: FLOCK  ADVISORY  WRITE 4242 fe:00:16220741 0 EOF`; device as major:minor in hex).
     static func flockHolder(device: UInt64, inode: UInt64) -> Int32? {
-        guard let locks = try? String(contentsOfFile: "/proc/locks", encoding: .utf8) else { return nil }
+        guard let locks = procText("/proc/locks") else { return nil }
         // glibc's major() and minor() of a `dev_t`.
         let major = (device >> 8) & 0xfff | (device >> 32) & ~0xfff
         let minor = device & 0xff | (device >> 12) & ~0xff
@@ -53,7 +53,7 @@ enum LockHolder {
         }
         var ports: [Int] = []
         for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
-            guard let text = try? String(contentsOfFile: table, encoding: .utf8) else { continue }
+            guard let text = procText(table) else { continue }
             for line in text.split(separator: "\n").dropFirst() {
                 // sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode ...
                 let fields = line.split(separator: " ", omittingEmptySubsequences: true)
@@ -64,5 +64,14 @@ enum LockHolder {
             }
         }
         return ports
+    }
+
+    /// The whole of a `/proc` file. Foundation's `String(contentsOfFile:)` and `Data(contentsOf:)`
+    /// trust the size `stat` gives, 0 for these, and read one page: of a `/proc/net/tcp` with a
+    /// few hundred sockets they returned 26 lines, and the listening port was not among them.
+    static func procText(_ path: String) -> String? {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        return (try? handle.readToEnd()).map { String(decoding: $0, as: UTF8.self) }
     }
 }

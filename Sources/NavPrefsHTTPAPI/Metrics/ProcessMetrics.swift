@@ -15,7 +15,7 @@ struct ProcessMetrics {
         var metrics = ProcessMetrics()
         let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
         let ticksPerSecond = Double(sysconf(Int32(_SC_CLK_TCK)))
-        if let statm = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) {
+        if let statm = procText("/proc/self/statm") {
             let fields = statm.split(separator: " ").compactMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
             if fields.count >= 2 {
                 metrics.virtualBytes = fields[0] * pageSize
@@ -23,7 +23,7 @@ struct ProcessMetrics {
             }
         }
         // /proc/self/stat: the command name (field 2) may hold spaces, so count after its ')'.
-        if let stat = try? String(contentsOfFile: "/proc/self/stat", encoding: .utf8),
+        if let stat = procText("/proc/self/stat"),
            let close = stat.lastIndex(of: ")") {
             let fields = stat[stat.index(after: close)...].split(separator: " ")
             // After ')': state is field 3, so utime (14) is at 11, stime (15) at 12, starttime (22) at 19.
@@ -42,10 +42,19 @@ struct ProcessMetrics {
 
     /// Seconds since the epoch at boot (`btime` in /proc/stat).
     private static func bootTime() -> Double? {
-        guard let stat = try? String(contentsOfFile: "/proc/stat", encoding: .utf8) else { return nil }
+        guard let stat = procText("/proc/stat") else { return nil }
         for line in stat.split(separator: "\n") where line.hasPrefix("btime ") {
             return Double(line.dropFirst(6).trimmingCharacters(in: .whitespaces))
         }
         return nil
+    }
+
+    /// The whole of a `/proc` file. Foundation's `String(contentsOfFile:)` trusts the size `stat`
+    /// gives, 0 for these, and reads one page: `btime` in `/proc/stat` comes after its long
+    /// `intr` line, past the first page.
+    private static func procText(_ path: String) -> String? {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        return (try? handle.readToEnd()).map { String(decoding: $0, as: UTF8.self) }
     }
 }
