@@ -23,6 +23,7 @@ Needs root, Debian's postgresql-15-auto-failover, pg-auto-failover-cli, iptables
 util-linux (nsenter, unshare, setpriv) and PyYAML.
 """
 import ipaddress
+import json
 import os
 import pwd
 import re
@@ -51,16 +52,20 @@ def free_port():
 
 
 def containerfile():
-    """(ENV as a dict, USER) of deploy/pg-auto-failover/Containerfile."""
+    """(ENV as a dict, USER, ENTRYPOINT's program) of deploy/pg-auto-failover/Containerfile."""
     text = open(os.path.join(IMAGE, "Containerfile")).read().replace("\\\n", " ")
-    env, user = {}, "root"
+    env, user, entrypoint = {}, "root", None
     for line in text.splitlines():
         words = line.split(None, 1)
         if len(words) == 2 and words[0] == "ENV":
             env.update(item.split("=", 1) for item in shlex.split(words[1]))
         elif len(words) == 2 and words[0] == "USER":
             user = words[1].strip()
-    return env, user
+        elif len(words) == 2 and words[0] == "ENTRYPOINT":
+            entrypoint = json.loads(words[1])[0]
+    if not entrypoint:
+        raise RuntimeError("deploy/pg-auto-failover/Containerfile has no ENTRYPOINT")
+    return env, user, entrypoint
 
 
 def settings(path):
@@ -112,7 +117,7 @@ class Service:
         self.home = os.path.join(formation.directory, name)
         volume, self.volume_path = definition["volumes"][0].split(":")[:2]
         self.volume = os.path.join(formation.directory, "volumes", volume)
-        image_env, self.user = formation.image
+        image_env, self.user, self.entrypoint = formation.image
         self.env = {"PATH": CONTAINER_PATH, "HOME": pwd.getpwnam(self.user).pw_dir, "HOSTNAME": self.hostname,
                     **image_env, **{key: str(value) for key, value in (definition.get("environment") or {}).items()}}
         self.role = self.env.get("PG_AUTOCTL_ROLE", "postgres")
@@ -139,7 +144,13 @@ class Service:
     def inside(self, argv, env=None):
         """argv as the image's user in this service's namespaces, with exactly env (default: the
         service's environment)."""
+        # deploy/pg-auto-failover's files where the image's COPY puts them (on a tmpfs over the
+        # directory above: nothing of the host's is written), before /tmp is the service's own:
+        # a checkout under /tmp would vanish then.
         mounts = " && ".join([
+            'mount -t tmpfs -o mode=0755 tmpfs "$(dirname "$6")"',
+            'mkdir "$6"',
+            'mount --bind "$7" "$6"',
             'mount --bind "$1" /etc/hosts',
             'mount --bind "$1.resolv" /etc/resolv.conf',
             'mount -t tmpfs -o mode=0755 tmpfs "$(dirname "$2")"',
@@ -149,18 +160,19 @@ class Service:
             'mount --bind "$4/run" /run/postgresql',
             'mount --bind "$4/tmp" /tmp',
             'hostname "$5"',
-            'shift 6',
+            'shift 8',
             'exec setpriv --reuid="$0" --regid="$0" --init-groups env -i "$@"',
         ])
         env = self.env if env is None else env
         return ["nsenter", f"--net=/run/netns/{self.netns}", "unshare", "--mount", "--uts", "--propagation", "private",
                 "sh", "-c", mounts, self.user, self.formation.hosts_file, self.volume_path, self.volume, self.home,
-                self.hostname, "--", *[f"{key}={value}" for key, value in env.items()], *argv]
+                self.hostname, os.path.dirname(self.entrypoint), IMAGE, "--",
+                *[f"{key}={value}" for key, value in env.items()], *argv]
 
     def start(self):
         """Runs deploy/pg-auto-failover/entrypoint.sh (again: a restarted container)."""
         log = open(os.path.join(self.home, "entrypoint.log"), "a")
-        self.process = subprocess.Popen(self.inside([os.path.join(IMAGE, "entrypoint.sh")]),
+        self.process = subprocess.Popen(self.inside([self.entrypoint]),
                                         stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
 
     def autoctl(self, *arguments, check=True, timeout=120):
