@@ -26,8 +26,17 @@ enum SQLiteFileInspection {
         (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue
     }
 
+    /// The file's bytes; `nil` when it cannot be opened. Through `FileHandle`: Foundation's
+    /// `FileManager.contents(atPath:)` leaks its 4 KiB buffer on an empty file (LeakSanitizer,
+    /// swift-corelibs-foundation of Swift 6.3), and an empty `-wal` is common.
     private static func read(_ path: String) -> [UInt8]? {
-        FileManager.default.contents(atPath: path).map { [UInt8]($0) }
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        do {
+            return try handle.readToEnd().map { [UInt8]($0) } ?? []  // nil: an empty file
+        } catch {
+            return nil
+        }
     }
 
     /// The `-wal` checked against the `-shm`'s header.
