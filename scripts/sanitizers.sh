@@ -30,6 +30,13 @@ case "$kind" in
   *) echo "usage: scripts/sanitizers.sh address|thread [build|test]" >&2; exit 2 ;;
 esac
 filter=${NAVPREFS_SANITIZER_FILTER:-'^(MicroHTTPServerTests|NavPrefsHTTPAPITests|NavPrefsStoreTests|NavPrefsJSONTests)\.'}
+# With the default suites the build leaves out the targets none of them needs (Package.swift,
+# NAVPREFS_SANITIZED_SUITES); another filter builds every target, in a scratch path of its own.
+if [ -z "${NAVPREFS_SANITIZER_FILTER:-}" ]; then
+  export NAVPREFS_SANITIZED_SUITES=1
+else
+  scratch=$scratch-all
+fi
 skip=${NAVPREFS_SANITIZER_SKIP-FoundationFidelityTests}
 flags=(--sanitize="$kind" --scratch-path "$scratch")
 
