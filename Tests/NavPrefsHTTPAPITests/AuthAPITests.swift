@@ -7,6 +7,7 @@ import NavPrefsStore
 import Testing
 import NavPrefsSQLite
 import NavPrefsCrypto
+import MicroHTTPServer
 
 /// Access tokens over a real socket (issue 8): every route with no token, a wrong token, another
 /// profile's token and an admin token; stream tokens for EventSource; nothing of one profile
@@ -274,6 +275,46 @@ struct AuthAPITests {
         await authenticator.refresh()
         #expect(authenticator.isRequired)
         #expect(!authenticator.hasTokens)
+        await store.close()
+    }
+
+    @Test("a token made here while the token list is read stays valid, and keeps authentication on")
+    func tokenMadeDuringRefresh() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("navprefs-auth-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = SQLiteStore(.init(path: directory.appendingPathComponent("auth.sqlite").path))
+        try store.start()
+        let authenticator = Authenticator(store: store, alwaysRequired: false)
+        await authenticator.refresh()
+        #expect(!authenticator.isRequired)
+        func verdict(_ token: String) async throws -> Int {
+            let head = HTTPRequestHead(method: "GET", path: "/v1/profiles/ana/counter",
+                                       headers: HTTPHeaders([("Authorization", "Bearer " + token)]), rawPath: "/v1/profiles/ana/counter")
+            let decision = authenticator.decide(method: "GET", template: "/v1/profiles/{profile}/counter",
+                                                parameters: ["profile"], values: ["ana"], head: head)
+            switch decision {
+            case .allow: return 200
+            case .deny(let error): return error.type.status
+            case .check(let look):
+                switch try await look() {
+                case .allow: return 200
+                case .deny(let error): return error.type.status
+                }
+            }
+        }
+        // The refresh's list is read before the token exists, and taken in after it was made.
+        let listedBefore = ContinuousClock.now
+        let made = try #require(AccessToken.make(profile: try ProfileName("ana"), label: "phone", now: 1))
+        try await store.createToken(made.record)
+        authenticator.created(made.record)
+        #expect(!authenticator.learn(existing: [], listedAt: listedBefore))
+        #expect(authenticator.isRequired, "the open mode came back with a stale empty list")
+        #expect(try await verdict(made.token) == 200, "the token made during the refresh read as revoked")
+        #expect(try await verdict(Self.unknownToken) == 401)
+        // A list read after the token was made, without it: revoked elsewhere, forgotten here.
+        #expect(!authenticator.learn(existing: [], listedAt: ContinuousClock.now))
+        #expect(try await verdict(made.token) == 401)
         await store.close()
     }
 }

@@ -107,19 +107,29 @@ final class Authenticator: Sendable {
     /// that exist, or `nil` when the store could not say.
     @discardableResult
     func refresh() async -> Set<String>? {
+        let listedAt = ContinuousClock.now
         guard let tokens = try? await store.tokens() else { return nil }
         let ids = Set(tokens.map(\.id))
+        if learn(existing: ids, listedAt: listedAt) { tokensAppeared() }
+        return ids
+    }
+
+    /// Takes in a list of the tokens that existed at `listedAt`; answers whether tokens exist
+    /// where none did. What this instance learnt after `listedAt` (a token made here while the
+    /// list was read) is newer than the list and stays: else a token made during a refresh read
+    /// as revoked for ``cacheTTL``, and the first token made during one turned the open mode on
+    /// again.
+    func learn(existing ids: Set<String>, listedAt: ContinuousClock.Instant) -> Bool {
         let now = ContinuousClock.now
-        let appeared = state.withLock { state in
-            let appeared = !state.hasTokens && !tokens.isEmpty
-            state.hasTokens = !tokens.isEmpty
-            for (id, cached) in state.tokens where cached.record != nil && !ids.contains(id) {
+        return state.withLock { state in
+            let learntSince = state.tokens.values.contains { $0.record != nil && $0.fetched >= listedAt }
+            let appeared = !state.hasTokens && !ids.isEmpty
+            state.hasTokens = !ids.isEmpty || learntSince
+            for (id, cached) in state.tokens where cached.record != nil && !ids.contains(id) && cached.fetched < listedAt {
                 state.remember(nil, id: id, at: now)
             }
             return appeared
         }
-        if appeared { tokensAppeared() }
-        return ids
     }
 
     /// The access a route needs, from its template and method.
