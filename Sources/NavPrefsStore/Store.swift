@@ -209,19 +209,50 @@ public struct PreferenceUpdate: Sendable, Hashable {
     }
 }
 
-/// An accepted multi-key write: the profile's preferences as they read now, and the events it
-/// logged, one per changed key in the order given (none when nothing changed).
+/// An accepted multi-key write: what it changed, key by key in the order given, each as its
+/// event says it (none when nothing changed), and the version of the whole set after it.
+/// Never the profile's values: a small patch of a large profile answers small.
 public struct PreferencesChange: Sendable, Hashable {
-    public let snapshot: PreferenceSnapshot
-    public let eventIDs: [Int64]
-    /// The keys that changed, in the order their events were logged.
-    public let changedKeys: [PreferenceKey]
+    /// One changed key.
+    public struct KeyChange: Sendable, Hashable {
+        public enum Kind: Sendable, Hashable {
+            /// The key holds this value now (as stored).
+            case set(JSONValue)
+            /// An object patch (RFC 7396) merged into the object the key read at version `from`
+            /// (its stored value, else its registered default): the value is that object with
+            /// the patch applied.
+            case merged(patch: JSONValue, from: Version)
+            /// The stored value is gone; readers see what `source` says now.
+            case removed(PreferenceSlot.Source)
+        }
 
-    public init(snapshot: PreferenceSnapshot, eventIDs: [Int64], changedKeys: [PreferenceKey]) {
-        self.snapshot = snapshot
-        self.eventIDs = eventIDs
-        self.changedKeys = changedKeys
+        public let key: PreferenceKey
+        public let kind: Kind
+        /// The id of the event the change logged: the key's version now.
+        public let version: Version
+
+        public init(key: PreferenceKey, kind: Kind, version: Version) {
+            self.key = key
+            self.kind = kind
+            self.version = version
+        }
     }
+
+    public let profile: ProfileName
+    public let changes: [KeyChange]
+    /// The version of the whole set of values and defaults after the write.
+    public let version: Version
+
+    public init(profile: ProfileName, changes: [KeyChange], version: Version) {
+        self.profile = profile
+        self.changes = changes
+        self.version = version
+    }
+
+    /// The events the write logged, one per changed key.
+    public var eventIDs: [Int64] { changes.map(\.version.rawValue) }
+    /// The keys that changed, in the order their events were logged.
+    public var changedKeys: [PreferenceKey] { changes.map(\.key) }
 }
 
 /// A profile's registered defaults and their version (0 until first registered).

@@ -119,8 +119,8 @@ public struct StoreLimits: Sendable, Equatable {
     /// without it the bound per profile would multiply by the number of profiles: four
     /// profiles' worth. Writes without a token (the open mode) have only the bound per profile.
     public var maxIdempotencyKeysPerToken = 16_384
-    /// The largest answer body recorded whole under a key; a larger one (a `PATCH` answer holds
-    /// every value of the profile) is recorded as its summary (``RecordedAnswer/bounded(maxBodyBytes:)``,
+    /// The largest answer body recorded whole under a key; a larger one (a large value's, a
+    /// patch of many keys) is recorded as its summary (``RecordedAnswer/bounded(maxBodyBytes:)``,
     /// which openapi.yaml's ReplaySummary describes beside every keyed write's answer). 2 KiB:
     /// a counter's, a session's or a small value's answer replays byte for byte; a record never
     /// holds the profile's state.
