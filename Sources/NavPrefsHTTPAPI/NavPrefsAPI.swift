@@ -23,6 +23,8 @@ public final class NavPrefsAPI: HTTPHandler {
         public var streamSecret: String?
         /// The profile quota the store enforces, shown in `/metrics`.
         public var profileQuotaBytes = 0
+        /// The bound on each profile's event log the store enforces, shown in `/metrics`.
+        public var eventLogMaxBytes = 0
 
         public init(cors: CORSPolicy = .none, sseHeartbeat: Duration = .seconds(15), sseRetry: Duration = .seconds(2),
                     maxSubscribers: Int = 10_000, maxSubscribersPerAddress: Int = 256, alwaysRequireTokens: Bool = false,
@@ -65,7 +67,7 @@ public final class NavPrefsAPI: HTTPHandler {
         self.authenticator = authenticator
         router = Router(HealthRoutes(store: store, readiness: readiness).routes
             + MetricsRoutes(requests: requestMetrics, storeErrors: storeErrors, hub: hub, store: store,
-                            profileQuotaBytes: options.profileQuotaBytes).routes
+                            profileQuotaBytes: options.profileQuotaBytes, eventLogMaxBytes: options.eventLogMaxBytes).routes
             + CounterRoutes(store: store, cache: counterCache).routes
             + PreferenceRoutes(store: store, limits: limits).routes
             + DefaultsRoutes(store: store, limits: limits).routes

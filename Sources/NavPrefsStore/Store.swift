@@ -146,8 +146,8 @@ public protocol Store: TokenStore {
     /// `nil`), in the byte order of their names on every database, and where the next page starts.
     func profiles(after: ProfileName?, limit: Int) async throws(StoreError) -> ProfilePage
 
-    /// The `limit` profiles holding the most bytes against their quota, largest first.
-    func largestProfiles(limit: Int) async throws(StoreError) -> [(profile: ProfileName, bytes: Int)]
+    /// The `limit` profiles holding the most bytes (quota and event log), largest first.
+    func largestProfiles(limit: Int) async throws(StoreError) -> [ProfileStorage]
 
     // MARK: The event log
 
@@ -159,8 +159,9 @@ public protocol Store: TokenStore {
     /// profile that does not exist yet: earliest 1, latest 0).
     func eventLogBounds(of profile: ProfileName) async throws(StoreError) -> EventLogBounds
 
-    /// Logged events of `profile` with an id greater than `id`, oldest first, at most `limit`.
-    func events(of profile: ProfileName, after id: Int64, limit: Int) async throws(StoreError) -> [LoggedEvent]
+    /// Logged events of `profile` with an id greater than `id`, oldest first, at most `limit`,
+    /// and with `maxBytes` at most that many bytes of data (the first always: a page is never empty).
+    func events(of profile: ProfileName, after id: Int64, limit: Int, maxBytes: Int?) async throws(StoreError) -> [LoggedEvent]
 
     /// Whether the store answers (for readiness checks).
     func ping() async throws(StoreError)
@@ -206,6 +207,13 @@ public struct PreferenceUpdate: Sendable, Hashable {
     public init(key: PreferenceKey, value: JSONValue?) {
         self.key = key
         self.value = value
+    }
+}
+
+extension Store {
+    /// Logged events of `profile` with an id greater than `id`, oldest first, at most `limit`.
+    public func events(of profile: ProfileName, after id: Int64, limit: Int) async throws(StoreError) -> [LoggedEvent] {
+        try await events(of: profile, after: id, limit: limit, maxBytes: nil)
     }
 }
 

@@ -73,12 +73,23 @@ public enum StoreStatement: Sendable, Hashable, CaseIterable {
     // MARK: The event log
 
     /// (profile, id, type, data) → the commit time (milliseconds since 1970) of the new entry.
-    /// With several instances it also tells them (PostgreSQL's NOTIFY, delivered at commit).
+    /// The entry records its size in bytes and where it starts in the profile's log (the end of
+    /// the newest entry before it), for ``trimEventLog``. With several instances it also tells
+    /// them (PostgreSQL's NOTIFY, delivered at commit).
     case appendEvent
     /// (profile) → the newest id issued (NULL: no such profile), the oldest id kept (NULL: none).
     case eventLogBounds
     /// (profile, after, limit) → id, type, data, created_at of the entries after `after`, oldest first.
     case eventsAfter
+    /// (profile, after, limit, bytes) → the same, but only while the entries' data fit in
+    /// `bytes` (the first entry whatever its size): a page of the log is bounded in bytes.
+    case eventsAfterWithin
+    /// (profile, bytes): deletes the profile's oldest entries until the rest fit in `bytes`
+    /// (the newest always stays).
+    case trimEventLog
+    /// (): sets every entry's start in its profile's log from the sizes of the entries before it
+    /// (after an import, which writes entries without).
+    case renumberEventLog
 
     // MARK: Access tokens and secrets
 
@@ -120,9 +131,12 @@ public enum StoreStatement: Sendable, Hashable, CaseIterable {
 
     // MARK: Quotas
 
-    /// (profile) → one row: the bytes the profile holds (``QuotaSteps``).
+    /// (profile) → one row: the bytes the profile holds against its quota (``QuotaSteps``).
     case profileUsage
-    /// () → per profile holding anything: name, bytes; largest first.
+    /// (profile) → one row: the bytes it holds against its quota, the bytes of its event log.
+    case profileStorage
+    /// () → per profile: name, every byte it holds (quota and event log), its event log's bytes;
+    /// largest first.
     case profileUsages
 
     // MARK: Session expiry

@@ -126,11 +126,17 @@ public struct StoreLimits: Sendable, Equatable {
     /// holds the profile's state.
     public var maxRecordedAnswerBytes = 2 << 10
     /// Bytes one profile may hold (``QuotaSteps/usage(of:in:)``: its values, registered defaults,
-    /// sessions and idempotency records; not its event log, which retention bounds); a write
+    /// sessions and idempotency records; not its event log, bounded by ``maxEventLogBytes``); a write
     /// that would exceed it and grows the profile is refused
     /// (``StoreError/quotaExceeded(quota:usage:)``) and changes nothing. A write that frees or
     /// keeps bytes never is. 0: no quota.
     public var profileQuotaBytes = 32 << 20
+    /// Bytes of events (their data, as logged) one profile's log keeps: each write deletes the
+    /// profile's oldest events beyond it in its own transaction (the newest always stays), as
+    /// the store's pruning does for events logged otherwise (session expiry). Not counted in
+    /// ``profileQuotaBytes``: a profile holds at most that much data and this much log.
+    /// Subscribers further behind get a `reset`. 0: no bound in bytes.
+    public var maxEventLogBytes = 8 << 20
     /// How long a navigation session may go unchanged before the store's pruning deletes it
     /// (logging a `navigation` event, `expire`).
     public var sessionIdleExpiry: Duration

@@ -28,6 +28,7 @@ extension TransactionalStore {
             // of at most maxRecordedAnswerBytes, maxIdempotencyKeysPerProfile of them), so a keyed
             // removal on a full profile is accepted as an unkeyed one is.
             try QuotaSteps.check(request.profile, before: before, limits: limits, in: transaction)
+            if !outcome.events.isEmpty { try EventLogSteps.trim(request.profile, limits: limits, in: transaction) }
             let recorded = answer(outcome.value)
             try IdempotencySteps.record(recorded.bounded(maxBodyBytes: limits.maxRecordedAnswerBytes), for: request, in: transaction)
             try transaction.run(.trimIdempotencyKeys, .text(request.profile.rawValue), .integer(Int64(limits.maxIdempotencyKeysPerProfile)))

@@ -6,6 +6,7 @@ extension TransactionalStore {
             let before = write.growsStorage ? try QuotaSteps.before(write.profile, limits: limits, in: transaction) : nil
             let outcome = try write.steps(transaction, limits)
             try QuotaSteps.check(write.profile, before: before, limits: limits, in: transaction)
+            if !outcome.events.isEmpty { try EventLogSteps.trim(write.profile, limits: limits, in: transaction) }
             return outcome
         }, completion: completion)
     }
