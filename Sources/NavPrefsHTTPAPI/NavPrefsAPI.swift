@@ -202,6 +202,11 @@ public final class NavPrefsAPI: HTTPHandler {
 
     func answer(_ error: APIError, _ request: HTTPRequestHead, _ requestID: String) -> HTTPResponse {
         if let kind = error.storeErrorKind { storeErrors.record(kind) }
+        // Damaged data takes the instance out of service for good (Readiness).
+        if error.storeErrorKind == "corrupted", readiness.storeDamaged(error.logDetail ?? "storage corrupted") {
+            logger.error("store damaged: /readyz answers 503 from now on", ["request_id": .string(requestID),
+                                                                             "error": .string(error.logDetail ?? "")])
+        }
         if let detail = error.logDetail {
             logger.error("request failed", ["request_id": .string(requestID), "error": .string(detail)])
         }
