@@ -194,4 +194,24 @@ struct SQLiteStoreTests {
         #expect(again.startNotices.allSatisfy { !$0.contains("VACUUM") }, "once only")
         await again.close()
     }
+
+    @Test("a database at schema 9 migrates to 10: idempotency keys are numbered per profile and per token, by age")
+    func migrationNumbersIdempotencyKeys() async throws {
+        let database = try TestDatabase()
+        defer { database.remove() }
+        do {
+            let connection = try SQLiteConnection(path: database.path, readOnly: false)
+            try connection.execute("PRAGMA journal_mode = WAL")
+            try SQLiteSchema.migrate(connection, upTo: 9)
+            try connection.execute("""
+                INSERT INTO idempotency_keys (profile, key, fingerprint, created_at, status, headers, body, token) VALUES
+                    ('a', 'z', 'f', 10, 200, '[]', '', 't'), ('a', 'y', 'f', 30, 200, '[]', '', NULL),
+                    ('b', 'x', 'f', 20, 200, '[]', '', 't'), ('a', 'w', 'f', 20, 200, '[]', '', 't');
+                """)
+        }
+        let store = try SQLiteStore.started(.init(path: database.path))
+        await store.close()
+        let numbered = try sqlite3(database.path, "SELECT profile, key, seq, token_seq FROM idempotency_keys ORDER BY profile, seq;")
+        #expect(numbered == "a|z|1|1\na|w|2|2\na|y|3|0\nb|x|1|3\n", "\(numbered)")
+    }
 }

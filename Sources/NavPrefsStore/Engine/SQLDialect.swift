@@ -180,11 +180,17 @@ extension StoreStatement {
             "SELECT 1"
         case .claimIdempotencyKey:
             // The claim is written with no answer (status 0); the same transaction records it.
+            // Each key takes the next number of its profile, and of its token, so the caps below
+            // find the keys beyond them through an index (two writes of one profile racing on
+            // PostgreSQL may take one number twice: the cap is then off by one for a while).
             """
-            INSERT INTO idempotency_keys (profile, key, fingerprint, created_at, status, headers, body, token)
-            VALUES ($1, $2, $3, \(dialect.now), 0, '[]', '', $5)
+            INSERT INTO idempotency_keys (profile, key, fingerprint, created_at, status, headers, body, token, seq, token_seq)
+            VALUES ($1, $2, $3, \(dialect.now), 0, '[]', '', $5,
+                    (SELECT coalesce(max(seq), 0) + 1 FROM idempotency_keys WHERE profile = $1),
+                    CASE WHEN CAST($5 AS TEXT) IS NULL THEN 0
+                         ELSE (SELECT coalesce(max(token_seq), 0) + 1 FROM idempotency_keys WHERE token = CAST($5 AS TEXT)) END)
             ON CONFLICT (profile, key) DO UPDATE SET fingerprint = excluded.fingerprint, created_at = excluded.created_at,
-                status = 0, headers = '[]', body = '', token = excluded.token
+                status = 0, headers = '[]', body = '', token = excluded.token, seq = excluded.seq, token_seq = excluded.token_seq
             WHERE idempotency_keys.created_at < excluded.created_at - $4
             RETURNING 1
             """
@@ -199,11 +205,11 @@ extension StoreStatement {
             RETURNING 1
             """
         case .trimIdempotencyKeys:
-            // Run after each claim, so at most one key is beyond the cap; 16 is slack for a
-            // cap lowered between two runs.
+            // Run after each claim: by number, through the index, whatever the profile holds
+            // (ordering its keys by time cost 4.7 ms a write at 4,096 keys: 220 keyed writes a second).
             """
-            DELETE FROM idempotency_keys WHERE profile = $1 AND key IN
-                (SELECT key FROM idempotency_keys WHERE profile = $1 ORDER BY created_at DESC, key DESC LIMIT 16 OFFSET $2)
+            DELETE FROM idempotency_keys WHERE profile = $1
+              AND seq <= (SELECT max(seq) FROM idempotency_keys WHERE profile = $1) - $2
             """
         case .trimIdempotencyKeysOfToken:
             // Run after each claim, like the trim per profile, but it reaches other profiles'
@@ -213,8 +219,16 @@ extension StoreStatement {
             // cap until the token's next keyed write.
             """
             DELETE FROM idempotency_keys WHERE (profile, key) IN
-                (SELECT profile, key FROM idempotency_keys WHERE token = $1
-                 ORDER BY created_at DESC, profile DESC, key DESC LIMIT 16 OFFSET $2\(dialect.forUpdateSkipLocked))
+                (SELECT profile, key FROM idempotency_keys
+                 WHERE token = $1 AND token_seq <= (SELECT max(token_seq) FROM idempotency_keys WHERE token = $1) - $2
+                 ORDER BY token_seq LIMIT 16\(dialect.forUpdateSkipLocked))
+            """
+        case .idempotencyKeysKept:
+            // Each an index lookup (one min or max per subquery: together in one, SQLite scans).
+            """
+            SELECT (SELECT created_at FROM idempotency_keys WHERE profile = $1 ORDER BY seq LIMIT 1),
+                   (SELECT max(seq) FROM idempotency_keys WHERE profile = $1) - (SELECT min(seq) FROM idempotency_keys WHERE profile = $1) + 1,
+                   \(dialect.now)
             """
         case .profileUsage:
             "SELECT " + usageSum(in: dialect, profile: "$1")

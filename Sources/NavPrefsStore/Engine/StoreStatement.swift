@@ -123,11 +123,14 @@ public enum StoreStatement: Sendable, Hashable, CaseIterable {
     case recordIdempotentAnswer
     /// (window in ms, limit) → one row per key deleted, at most `limit`, older than the window.
     case pruneIdempotencyKeys
-    /// (profile, keep): deletes the profile's keys beyond its `keep` newest (a few per call).
+    /// (profile, keep): deletes the profile's keys beyond its `keep` newest.
     case trimIdempotencyKeys
     /// (token id, keep): deletes the keys the token made, in any profile, beyond its `keep`
     /// newest (a few per call); rows another transaction holds are left to a later call.
     case trimIdempotencyKeysOfToken
+    /// (profile) → when its oldest remembered key was made (NULL: none), how many keys it holds
+    /// at most (by their numbers), the database's clock now.
+    case idempotencyKeysKept
 
     // MARK: Quotas
 

@@ -37,7 +37,8 @@ extension TransactionalStore {
                 try transaction.run(.trimIdempotencyKeysOfToken, .text(token), .integer(Int64(limits.maxIdempotencyKeysPerToken)))
             }
             // The client that sent the write gets the whole answer; only a replay gets the summary.
-            return WriteOutcome(.performed(recorded), events: outcome.events, counterView: outcome.counterView)
+            let remembered = try IdempotencySteps.rememberedFor(request.profile, limits: limits, in: transaction)
+            return WriteOutcome(.performed(recorded, rememberedFor: remembered), events: outcome.events, counterView: outcome.counterView)
         }, completion: completion)
     }
 
@@ -75,6 +76,17 @@ enum IdempotencySteps {
         let headers = JSONValue.array(answer.headers.map { .array([.string($0.name), .string($0.value)]) })
         try transaction.run(.recordIdempotentAnswer, .text(request.profile.rawValue), .text(request.key),
                             .integer(Int64(answer.status)), .text(headers.jsonText), .text(answer.body))
+    }
+
+    /// How long `profile` remembers its keys as things stand: the window, or, while it holds
+    /// its cap of keys, the age of its oldest (a key is forgotten once the cap's worth of newer
+    /// ones came, so that is how long one lasts at the profile's recent rate). Index lookups only.
+    static func rememberedFor(_ profile: ProfileName, limits: StoreLimits, in transaction: any StoreTransaction) throws -> Duration {
+        guard let row = try transaction.firstRow(.idempotencyKeysKept, .text(profile.rawValue)),
+              let oldest = try row.optionalInt64(0), let span = try row.optionalInt64(1),
+              span >= Int64(limits.maxIdempotencyKeysPerProfile)
+        else { return limits.idempotencyWindow }
+        return min(.milliseconds(max(0, try row.int64(2) - oldest)), limits.idempotencyWindow)
     }
 
     /// Deletes up to `limit` keys older than `window`; how many went.
