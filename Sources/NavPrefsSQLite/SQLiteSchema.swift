@@ -167,15 +167,7 @@ enum SQLiteSchema {
         (10, "idempotency keys numbered per profile and per token, so their caps cost an index lookup", """
             ALTER TABLE idempotency_keys ADD COLUMN seq INTEGER NOT NULL DEFAULT 0;        -- the key's number in its profile
             ALTER TABLE idempotency_keys ADD COLUMN token_seq INTEGER NOT NULL DEFAULT 0;  -- and in its token (0: none)
-            UPDATE idempotency_keys SET seq = o.seq, token_seq = o.token_seq
-            FROM (SELECT profile, key, row_number() OVER (PARTITION BY profile ORDER BY created_at, key) AS seq,
-                         CASE WHEN token IS NULL THEN 0
-                              ELSE row_number() OVER (PARTITION BY token ORDER BY created_at, profile, key) END AS token_seq
-                  FROM idempotency_keys) AS o
-            WHERE idempotency_keys.profile = o.profile AND idempotency_keys.key = o.key;
-            DROP INDEX idempotency_keys_by_token;
-            CREATE INDEX idempotency_keys_by_seq ON idempotency_keys (profile, seq);
-            CREATE INDEX idempotency_keys_by_token_seq ON idempotency_keys (token, token_seq) WHERE token IS NOT NULL;
+            \(SharedMigrations.numberIdempotencyKeys)
             """),
     ]
 

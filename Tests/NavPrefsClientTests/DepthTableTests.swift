@@ -63,13 +63,7 @@ extension ClientSuites {
                 let set = try await CommandLineTests.run(["set", "deep", "w", tooDeep.jsonText], server: rig.proxy.port, home: home)
                 rows.append(("navprefs-client set of 65 fails", set.status == 1))
                 let output = rig.scratch.path("watch.out")
-                let descriptor = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-                var environment = ProcessInfo.processInfo.environment
-                environment["NAVPREFS_SERVER"] = "http://127.0.0.1:\(rig.proxy.port)"
-                environment["HOME"] = rig.scratch.path("watcher")
-                let watcher = try ChildProcess(ServerProcess.binary("navprefs-client"), ["watch", "deep"], environment: environment,
-                                               output: descriptor, errors: 2)
-                close(descriptor)
+                let watcher = try CommandLineTests.watch("deep", server: rig.proxy.port, home: rig.scratch.path("watcher"), output: output)
                 try await Task.sleep(for: .seconds(1))
                 #expect(try await rig.request("PUT", "/v1/profiles/deep/preferences/x", json: #"{"value":\#(text)}"#).status == 201)
                 let watched = await eventually {
