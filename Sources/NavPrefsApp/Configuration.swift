@@ -302,7 +302,7 @@ struct Setting: Sendable {
         integer("event-retention-age", "EVENT_RETENTION_SECONDS", "seconds events are kept for replay", 1...31_536_000,
                 { $0.eventRetentionSeconds }, { $0.eventRetentionSeconds = $1 }),
         integer("event-retention-bytes", "EVENT_RETENTION_BYTES",
-                "bytes of events kept per profile for replay (each write deletes the profile's oldest beyond them; 0: no bound in bytes)",
+                "bytes of events kept per profile for replay (its writes delete the oldest beyond them; 0: no bound in bytes)",
                 0...(1 << 40), { $0.eventRetentionBytes }, { $0.eventRetentionBytes = $1 }),
         integer("idempotency-window", "IDEMPOTENCY_WINDOW_SECONDS",
                 "seconds a write's Idempotency-Key is remembered: a retry within them gets the first answer", 1...2_592_000,

@@ -47,8 +47,8 @@ enum PostgresStatements: SQLDialect {
             VALUES ($1::text, $2::bigint, $3::text, $4::text, \(now),
                     coalesce((SELECT log_offset + log_size FROM events WHERE profile = $1::text ORDER BY id DESC LIMIT 1), 0),
                     octet_length($4::text))
-            RETURNING created_at)
-        SELECT created_at, pg_notify('\(PostgresListener.channel)', $1::text || ':' || $2::bigint::text) FROM logged
+            RETURNING created_at, log_offset, log_size)
+        SELECT created_at, log_offset, log_size, pg_notify('\(PostgresListener.channel)', $1::text || ':' || $2::bigint::text) FROM logged
         """
 
     /// The "C" collation compares bytes: the database's own (en_US, an ICU locale) would order

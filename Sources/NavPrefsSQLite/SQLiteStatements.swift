@@ -40,7 +40,7 @@ enum SQLiteStatements: SQLDialect {
         INSERT INTO events (profile, id, log_offset, log_size, created_at, type, data)
         VALUES (?1, ?2, coalesce((SELECT log_offset + log_size FROM events WHERE profile = ?1 ORDER BY id DESC LIMIT 1), 0),
                 length(CAST(?4 AS BLOB)), \(now), ?3, ?4)
-        RETURNING created_at
+        RETURNING created_at, log_offset, log_size
         """
 
     /// SQLite compares text by its bytes (the BINARY collation every column here has).

@@ -72,10 +72,10 @@ public enum StoreStatement: Sendable, Hashable, CaseIterable {
 
     // MARK: The event log
 
-    /// (profile, id, type, data) → the commit time (milliseconds since 1970) of the new entry.
-    /// The entry records its size in bytes and where it starts in the profile's log (the end of
-    /// the newest entry before it), for ``trimEventLog``. With several instances it also tells
-    /// them (PostgreSQL's NOTIFY, delivered at commit).
+    /// (profile, id, type, data) → the commit time (milliseconds since 1970) of the new entry,
+    /// where it starts in the profile's log (the end of the newest entry before it) and its size
+    /// in bytes, both also recorded with it (for ``trimEventLog``). With several instances it
+    /// also tells them (PostgreSQL's NOTIFY, delivered at commit).
     case appendEvent
     /// (profile) → the newest id issued (NULL: no such profile), the oldest id kept (NULL: none).
     case eventLogBounds

@@ -131,9 +131,11 @@ public struct StoreLimits: Sendable, Equatable {
     /// (``StoreError/quotaExceeded(quota:usage:)``) and changes nothing. A write that frees or
     /// keeps bytes never is. 0: no quota.
     public var profileQuotaBytes = 32 << 20
-    /// Bytes of events (their data, as logged) one profile's log keeps: each write deletes the
-    /// profile's oldest events beyond it in its own transaction (the newest always stays), as
-    /// the store's pruning does for events logged otherwise (session expiry). Not counted in
+    /// Bytes of events (their data, as logged) one profile's log keeps: a write whose events
+    /// cross a sixteenth of it deletes the profile's oldest down to fifteen sixteenths, in its
+    /// own transaction (``EventLogSteps``; the newest always stays), and the store's pruning
+    /// trims to it what was logged otherwise (session expiry; an import's events, the
+    /// profile's next writes do). Not counted in
     /// ``profileQuotaBytes``: a profile holds at most that much data and this much log.
     /// Subscribers further behind get a `reset`. 0: no bound in bytes.
     public var maxEventLogBytes = 8 << 20

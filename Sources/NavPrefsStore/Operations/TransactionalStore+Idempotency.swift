@@ -23,12 +23,13 @@ extension TransactionalStore {
                 return WriteOutcome(earlier)
             }
             let before = write.growsStorage ? try QuotaSteps.before(request.profile, limits: limits, in: transaction) : nil
-            let outcome = try write.steps(transaction, limits)
+            let watched = EventLogSteps.Watch(transaction, limits: limits)
+            let outcome = try write.steps(watched, limits)
             // The write is judged as without a key: its record has a bound of its own (a summary
             // of at most maxRecordedAnswerBytes, maxIdempotencyKeysPerProfile of them), so a keyed
             // removal on a full profile is accepted as an unkeyed one is.
             try QuotaSteps.check(request.profile, before: before, limits: limits, in: transaction)
-            if !outcome.events.isEmpty { try EventLogSteps.trim(request.profile, limits: limits, in: transaction) }
+            try watched.keepBound(of: request.profile, limits: limits)
             let recorded = answer(outcome.value)
             try IdempotencySteps.record(recorded.bounded(maxBodyBytes: limits.maxRecordedAnswerBytes), for: request, in: transaction)
             try transaction.run(.trimIdempotencyKeys, .text(request.profile.rawValue), .integer(Int64(limits.maxIdempotencyKeysPerProfile)))
