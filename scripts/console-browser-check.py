@@ -221,6 +221,42 @@ def profile_page(checks, a, b, api, base, shots):
     screenshot(a, shots / "console-profile.png")
 
 
+def nested(depth):
+    """A value `depth` levels deep, arrays and objects in turn (as the Swift client's depth table)."""
+    value = "deep"
+    for level in range(depth):
+        value = [value] if level % 2 == 0 else {f"k{level}": value}
+    return value
+
+
+def depth_limit(checks, a, api):
+    """Issue 32: a value at the API's depth limit (64) reads back whole in the console (JSON.parse
+    in Chromium), in the edit field and in the event tail; one level more is refused with the
+    API's 422, shown, and nothing is stored."""
+    deep = nested(64)
+    status, _ = api.call("PUT", "/v1/profiles/ana/preferences/deep", {"value": deep})
+    row = '#preferences-table tr[data-key="deep"]'
+    shown = wait_for(a, lambda d: d.find_elements(By.CSS_SELECTOR, row + " button"), 2)
+    edited = None
+    if shown:
+        button = next((b for b in shown if b.text == "Edit"), None)
+        if button:
+            a.execute_script("arguments[0].scrollIntoView({block: 'center'})", button)
+            button.click()
+            field = wait_for(a, lambda d: d.find_elements(By.CSS_SELECTOR, row + " input"), 2)
+            edited = json.loads(field[0].get_attribute("value")) if field else None
+    tail = [item.find_element(By.CSS_SELECTOR, ".event-summary").get_attribute("title")
+            for item in a.find_elements(By.CSS_SELECTOR, '#event-tail li[data-type="preference"]')]
+    in_tail = any(json.loads(title).get("key") == "deep" and json.loads(title).get("value") == deep for title in tail)
+    checks["a value 64 levels deep reads back whole in the console: its edit field and the event tail"] = (
+        status == 201 and edited == deep and in_tail)
+    a.find_element(By.ID, "new-key").send_keys("deeper")
+    a.find_element(By.ID, "new-value").send_keys(json.dumps(nested(65)) + Keys.ENTER)
+    refused = wait_for(a, lambda d: [t.text for t in d.find_elements(By.CSS_SELECTOR, ".toast-error") if "64 levels" in t.text], 2)
+    status, _ = api.call("GET", "/v1/profiles/ana/preferences/deeper")
+    checks["65 levels set through the console are refused with the API's 422, shown, and not stored"] = bool(refused) and status == 404
+
+
 def one_gesture_one_event(checks, a, b, api):
     """A drag over several values is one gesture: one PUT, so one `refresh` event on the
     profile's stream (each device posts doRefreshNotification once), however many values the
@@ -456,11 +492,11 @@ def with_tokens(checks, a, b, api, base, server):
 
 
 def console_errors(driver):
-    """Console errors other than the refusals the checks provoke on purpose (401, 403, 404, 412)."""
+    """Console errors other than the refusals the checks provoke on purpose (401, 403, 404, 412, 422)."""
     errors = []
     for entry in driver.get_log("browser"):
         message = entry["message"]
-        if entry["level"] != "SEVERE" or any(f"status of {code}" in message for code in (401, 403, 404, 412)):
+        if entry["level"] != "SEVERE" or any(f"status of {code}" in message for code in (401, 403, 404, 412, 422)):
             continue
         errors.append(message)
     return errors
@@ -484,6 +520,7 @@ def main():
     try:
         a, b = browser(directory), browser(directory)
         profile_page(checks, a, b, api, base, shots)
+        depth_limit(checks, a, api)
         restart(checks, a, b, api, server)
         session_page(checks, a, b, api, base, shots)
         reference_page(checks, a, base)

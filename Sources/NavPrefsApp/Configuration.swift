@@ -42,6 +42,8 @@ public struct Configuration: Sendable, Equatable {
     public var sseMaxSubscribersPerIP = 256
     public var eventRetentionCount = EventRetention().count
     public var eventRetentionSeconds = Int(EventRetention().age.components.seconds)
+    /// Bytes of events one profile's log keeps (``StoreLimits/maxEventLogBytes``); 0: no bound.
+    public var eventRetentionBytes = StoreLimits().maxEventLogBytes
     public var idempotencyWindowSeconds = Int(StoreLimits().idempotencyWindow.components.seconds)
     public var idempotencyKeysPerProfile = StoreLimits().maxIdempotencyKeysPerProfile
     public var idempotencyKeysPerToken = StoreLimits().maxIdempotencyKeysPerToken
@@ -299,6 +301,9 @@ struct Setting: Sendable {
                 { $0.eventRetentionCount }, { $0.eventRetentionCount = $1 }),
         integer("event-retention-age", "EVENT_RETENTION_SECONDS", "seconds events are kept for replay", 1...31_536_000,
                 { $0.eventRetentionSeconds }, { $0.eventRetentionSeconds = $1 }),
+        integer("event-retention-bytes", "EVENT_RETENTION_BYTES",
+                "bytes of events kept per profile for replay (its writes delete the oldest beyond them; 0: no bound in bytes)",
+                0...(1 << 40), { $0.eventRetentionBytes }, { $0.eventRetentionBytes = $1 }),
         integer("idempotency-window", "IDEMPOTENCY_WINDOW_SECONDS",
                 "seconds a write's Idempotency-Key is remembered: a retry within them gets the first answer", 1...2_592_000,
                 { $0.idempotencyWindowSeconds }, { $0.idempotencyWindowSeconds = $1 }),

@@ -40,6 +40,7 @@ public final class NavPrefsApp: Sendable {
             policy: RequestPolicy(allowedHosts: configuration.effectiveAllowedHosts, trustedProxies: configuration.trustedProxies),
             streamSecret: configuration.streamSecret)
         options.profileQuotaBytes = configuration.profileQuotaBytes
+        options.eventLogMaxBytes = configuration.eventRetentionBytes
         api = NavPrefsAPI(store: store, counterCache: counterCache, logger: logger, options: options)
         var serverConfiguration = ServerConfiguration(
             host: configuration.host,
@@ -114,6 +115,7 @@ enum StoreChoice {
         var limits = StoreLimits(idempotencyWindow: .seconds(configuration.idempotencyWindowSeconds),
                                  sessionIdleExpiry: .seconds(configuration.sessionIdleExpirySeconds))
         limits.profileQuotaBytes = configuration.profileQuotaBytes
+        limits.maxEventLogBytes = configuration.eventRetentionBytes
         limits.maxIdempotencyKeysPerProfile = configuration.idempotencyKeysPerProfile
         limits.maxIdempotencyKeysPerToken = configuration.idempotencyKeysPerToken
         let policy = StorePolicy(limits: limits,

@@ -168,6 +168,8 @@ final class ProfileCore: Sendable {
                 guard let id, id > mirror.read({ state, _ in state.lastEventID }) else { return }
                 let change = mirror.update { state in state.apply(eventID: id, type: type, data: data) }
                 await announce(change)
+                // A merge patch made from a version the mirror does not hold: read the state again.
+                if change.stale { await reloadUntilDone() }
             }
             // A `shutdown` carries no id of its own (the one in force is the last event's).
             emit(ProfileEvent(id: type == "shutdown" ? nil : id, type: type, data: data))

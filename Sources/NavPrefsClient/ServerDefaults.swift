@@ -84,15 +84,9 @@ public struct ServerDefaults: Sendable {
         let patch = JSON.object(values.map { JSON.Member($0.key, $0.value ?? .null) })
         let answer = try await core.write("PATCH", core.path + "/preferences", body: patch, headers: [("If-Match", "\"\(version)\"")],
                                           contentType: "application/merge-patch+json", idempotencyKey: idempotencyKey)
-        let body = try answer.json()
-        let changed = body["changed"]?.arrayValue?.compactMap(\.stringValue) ?? []
-        let ids = body["eventIds"]?.arrayValue?.compactMap(\.int64Value) ?? []
-        let removed = Set(values.filter { $0.value == nil }.map(\.key))
-        for (key, id) in zip(changed, ids) {
-            let visible = body["values"]?[key] ?? .null
-            await core.applyAnswer(type: "preference", data: .object(removed.contains(key)
-                ? [.init("key", .string(key)), .init("removed", true), .init("value", visible), .init("version", .integer(id))]
-                : [.init("key", .string(key)), .init("value", visible), .init("version", .integer(id))]))
+        // Each change as its event says it: a value, a merge patch from a version, or a removal.
+        for change in try answer.json()["changes"]?.arrayValue ?? [] {
+            await core.applyAnswer(type: "preference", data: change)
         }
     }
 

@@ -23,6 +23,8 @@ public final class NavPrefsAPI: HTTPHandler {
         public var streamSecret: String?
         /// The profile quota the store enforces, shown in `/metrics`.
         public var profileQuotaBytes = 0
+        /// The bound on each profile's event log the store enforces, shown in `/metrics`.
+        public var eventLogMaxBytes = 0
 
         public init(cors: CORSPolicy = .none, sseHeartbeat: Duration = .seconds(15), sseRetry: Duration = .seconds(2),
                     maxSubscribers: Int = 10_000, maxSubscribersPerAddress: Int = 256, alwaysRequireTokens: Bool = false,
@@ -65,7 +67,7 @@ public final class NavPrefsAPI: HTTPHandler {
         self.authenticator = authenticator
         router = Router(HealthRoutes(store: store, readiness: readiness).routes
             + MetricsRoutes(requests: requestMetrics, storeErrors: storeErrors, hub: hub, store: store,
-                            profileQuotaBytes: options.profileQuotaBytes).routes
+                            profileQuotaBytes: options.profileQuotaBytes, eventLogMaxBytes: options.eventLogMaxBytes).routes
             + CounterRoutes(store: store, cache: counterCache).routes
             + PreferenceRoutes(store: store, limits: limits).routes
             + DefaultsRoutes(store: store, limits: limits).routes
@@ -200,6 +202,11 @@ public final class NavPrefsAPI: HTTPHandler {
 
     func answer(_ error: APIError, _ request: HTTPRequestHead, _ requestID: String) -> HTTPResponse {
         if let kind = error.storeErrorKind { storeErrors.record(kind) }
+        // Damaged data takes the instance out of service for good (Readiness).
+        if error.storeErrorKind == "corrupted", readiness.storeDamaged(error.logDetail ?? "storage corrupted") {
+            logger.error("store damaged: /readyz answers 503 from now on", ["request_id": .string(requestID),
+                                                                             "error": .string(error.logDetail ?? "")])
+        }
         if let detail = error.logDetail {
             logger.error("request failed", ["request_id": .string(requestID), "error": .string(detail)])
         }

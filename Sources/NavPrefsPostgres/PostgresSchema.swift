@@ -122,6 +122,21 @@ enum PostgresSchema {
             ALTER TABLE idempotency_keys ADD COLUMN token text;
             CREATE INDEX idempotency_keys_by_token ON idempotency_keys (token, created_at) WHERE token IS NOT NULL;
             """),
+        (6, "the event log counts its bytes: each entry's size and where it starts in its profile's log", """
+            ALTER TABLE events ADD COLUMN log_offset bigint NOT NULL DEFAULT 0;  -- bytes of data before it in its profile's log
+            ALTER TABLE events ADD COLUMN log_size bigint NOT NULL DEFAULT 0;    -- bytes of its data
+            UPDATE events SET log_size = octet_length(data);
+            UPDATE events SET log_offset = o.start
+            FROM (SELECT profile, id, coalesce(sum(log_size) OVER (PARTITION BY profile ORDER BY id
+                                                                  ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS start
+                  FROM events) AS o
+            WHERE events.profile = o.profile AND events.id = o.id;
+            """),
+        (7, "idempotency keys numbered per profile and per token, so their caps cost an index lookup", """
+            ALTER TABLE idempotency_keys ADD COLUMN seq bigint NOT NULL DEFAULT 0;        -- the key's number in its profile
+            ALTER TABLE idempotency_keys ADD COLUMN token_seq bigint NOT NULL DEFAULT 0;  -- and in its token (0: none)
+            \(SharedMigrations.numberIdempotencyKeys)
+            """),
     ]
 
     static var latestVersion: Int { migrations.last?.version ?? 0 }

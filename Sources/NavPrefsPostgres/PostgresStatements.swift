@@ -43,10 +43,12 @@ enum PostgresStatements: SQLDialect {
     /// Every instance's listener hears `profile:id` when the transaction commits.
     static let appendEvent = """
         WITH logged AS (
-            INSERT INTO events (profile, id, type, data, created_at)
-            VALUES ($1::text, $2::bigint, $3::text, $4::text, \(now))
-            RETURNING created_at)
-        SELECT created_at, pg_notify('\(PostgresListener.channel)', $1::text || ':' || $2::bigint::text) FROM logged
+            INSERT INTO events (profile, id, type, data, created_at, log_offset, log_size)
+            VALUES ($1::text, $2::bigint, $3::text, $4::text, \(now),
+                    coalesce((SELECT log_offset + log_size FROM events WHERE profile = $1::text ORDER BY id DESC LIMIT 1), 0),
+                    octet_length($4::text))
+            RETURNING created_at, log_offset, log_size)
+        SELECT created_at, log_offset, log_size, pg_notify('\(PostgresListener.channel)', $1::text || ':' || $2::bigint::text) FROM logged
         """
 
     /// The "C" collation compares bytes: the database's own (en_US, an ICU locale) would order

@@ -7,7 +7,8 @@ extension PostgresStore {
     /// those older than the age limit, and those beyond the newest `count` of each profile this
     /// instance logged for since its last pruning; and the idempotency keys older than their
     /// window. Every instance prunes on its own every ``StorePolicy/pruneInterval``; deletes of
-    /// the same rows by two instances are harmless. Returns how many events went.
+    /// the same rows by two instances are harmless. Returns how many events went by age and
+    /// count (beyond the bound in bytes, which writes keep themselves, they are not counted).
     @discardableResult
     public func pruneEventLog() async throws(StoreError) -> Int {
         let policy = options.policy
@@ -47,6 +48,10 @@ extension PostgresStore {
                         RETURNING 1)
                     SELECT count(*) FROM gone
                     """, .texts(chunk.map(\.rawValue)), .integer(Int64(retention.count))).first?.int64(0) ?? 0)
+            }
+            // Writes keep the bound in bytes themselves; events logged otherwise (expiry) here.
+            for profile in profiles {
+                try connection.transaction { try EventLogSteps.trim(profile, limits: policy.limits, in: keys) }
             }
         } catch {
             // Keep the profiles for the next pruning.

@@ -47,11 +47,9 @@ extension PostgresStore {
         try await awaitCompletion { readOnPrimary(snapshot: snapshot, body, completion: $0) }
     }
 
-    public func events(of profile: ProfileName, after id: Int64, limit: Int) async throws(StoreError) -> [LoggedEvent] {
+    public func events(of profile: ProfileName, after id: Int64, limit: Int, maxBytes: Int?) async throws(StoreError) -> [LoggedEvent] {
         try await readOnPrimary(snapshot: false) { transaction in
-            try transaction.rows(.eventsAfter, .text(profile.rawValue), .integer(id), .integer(Int64(limit))).map { row in
-                try Steps.loggedEvent(row, of: profile)
-            }
+            try Steps.events(of: profile, after: id, limit: limit, maxBytes: maxBytes, in: transaction)
         }
     }
 

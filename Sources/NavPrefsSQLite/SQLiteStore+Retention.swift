@@ -33,8 +33,8 @@ extension SQLiteStore {
     }
 
     /// Deletes up to `limit` events older than the age limit, then the events beyond the newest
-    /// `count` of each profile that logged since the last pruning, then up to `limit` expired
-    /// idempotency keys. Answers how many events went.
+    /// `count` (and beyond the bound in bytes) of each profile that logged since the last
+    /// pruning, then up to `limit` expired idempotency keys. Answers how many events went.
     private static func pruneStep(_ context: WriteContext, _ policy: StorePolicy, limit: Int) throws -> Int {
         let connection = context.connection, retention = policy.retention
         _ = try StoreMaintenance.pruneIdempotencyKeys(olderThan: policy.limits.idempotencyWindow, limit: min(limit, 1_000_000),
@@ -45,11 +45,15 @@ extension SQLiteStore {
                 (SELECT profile, id FROM events WHERE created_at < ?1 ORDER BY created_at LIMIT ?2)
             """, .integer(cutoff), .integer(Int64(min(limit, Int(Int64.max)))))
         var deleted = connection.changes
+        let transaction = SQLiteTransaction(connection: connection, writer: context)
         for profile in context.profilesWithNewEvents {
             try connection.run("""
                 DELETE FROM events WHERE profile = ?1
                   AND id <= (SELECT last_event_id FROM profiles WHERE name = ?1) - ?2
                 """, .text(profile.rawValue), .integer(Int64(retention.count)))
+            deleted += connection.changes
+            // Writes keep the bound in bytes themselves; events logged otherwise (expiry) here.
+            try EventLogSteps.trim(profile, limits: policy.limits, in: transaction)
             deleted += connection.changes
         }
         context.profilesWithNewEvents = []

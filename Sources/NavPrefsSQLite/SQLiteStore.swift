@@ -39,6 +39,8 @@ public final class SQLiteStore: TransactionalStore, CounterCacheReading {
     let readers = SQLiteReaders()
     let counters: CounterCache
     private let fileLock = Mutex<DatabaseFileLock?>(nil)
+    /// What the start did that the log should say (a one-time `VACUUM`).
+    private let notices = LockedBox<[String]>([])
     /// The read-only connection of ``readHere(snapshot:_:)``, for whichever thread holds the
     /// lock (the HTTP event loop; another caller finding it busy reads on a reader instead).
     private let hereConnection = Mutex<HereConnection?>(nil)
@@ -66,23 +68,30 @@ public final class SQLiteStore: TransactionalStore, CounterCacheReading {
         let policy = options.policy
         let (feed, counters) = (self.feed, self.counters)
         let migrates = opening.migrates
+        let notices = self.notices
         if access.writes {
             do {
                 try writer.start(open: {
                     let connection = try SQLiteConnection(path: path, readOnly: false, create: access.mayCreate)
                     // WAL is persistent in the file; synchronous and the timeout are per connection.
                     try connection.execute("""
+                        \(SQLiteFreeSpace.pragmas)
                         PRAGMA journal_mode = WAL;
                         PRAGMA synchronous = \(synchronous);
                         PRAGMA busy_timeout = 5000;
                         PRAGMA foreign_keys = OFF;
                         """)
-                    if migrates { try SQLiteSchema.migrate(connection) }
+                    if migrates {
+                        try SQLiteSchema.migrate(connection)
+                        if let notice = try SQLiteFreeSpace.useIncrementalVacuum(connection) { notices.value.append(notice) }
+                    }
                     return WriteContext(connection: connection, claimsProfiles: access.exclusive)
                 }, maxBatch: options.maxBatch, maintenanceInterval: options.policy.pruneInterval, maintenance: { context in
                     // Storage errors here are retried at the next interval; writes report their own.
                     guard access.background else { return }
                     _ = try? Self.pruneInTransaction(context, policy)
+                    // What pruning and the writes since freed goes back to the file system.
+                    _ = try? SQLiteFreeSpace.returnFreePages(context.connection)
                     _ = try? Self.expireInTransaction(context, idle: policy.limits.sessionIdleExpiry) { effects in
                         Self.apply(effects, context: context, feed: feed, counters: counters)
                     }
@@ -116,7 +125,7 @@ public final class SQLiteStore: TransactionalStore, CounterCacheReading {
         fileLock.withLock { $0 = opening.claim }
     }
 
-    public var startNotices: [String] { fileLock.withLock { $0?.notices ?? [] } }
+    public var startNotices: [String] { fileLock.withLock { $0?.notices ?? [] } + notices.value }
 
     /// Finishes queued writes, stops the threads and releases the file.
     ///

@@ -75,7 +75,10 @@ public struct RecordedAnswer: Sendable, Hashable {
 /// What a write under an idempotency key did (``Store/perform(_:remembering:answer:)``).
 public enum IdempotentOutcome: Sendable, Hashable {
     /// The write ran now; its answer is recorded under the key in the same transaction.
-    case performed(RecordedAnswer)
+    /// `rememberedFor`: how long the profile remembers its keys as things stand: the window
+    /// (``StoreLimits/idempotencyWindow``), or less while its keyed writes fill its cap
+    /// (``StoreLimits/maxIdempotencyKeysPerProfile``) faster: the age of its oldest key then.
+    case performed(RecordedAnswer, rememberedFor: Duration)
     /// A request with this key and fingerprint was answered before, within the window: this
     /// is its answer, and nothing was written now.
     case replayed(RecordedAnswer)

@@ -8,14 +8,33 @@ public struct ProfileSummary: Sendable, Hashable {
     public let createdAt: Int64
     /// The newest event id the profile issued: 0 while nothing was ever written (`default`).
     public let latestEventID: Int64
-    /// The bytes it holds against its quota (``StoreLimits/profileQuotaBytes``).
+    /// Every byte it holds: its values, registered defaults, sessions and idempotency records
+    /// (what its quota counts, ``StoreLimits/profileQuotaBytes``) and its event log.
     public let storageBytes: Int
+    /// Of ``storageBytes``, its event log's (bounded by ``StoreLimits/maxEventLogBytes``).
+    public let eventLogBytes: Int
 
-    public init(name: ProfileName, createdAt: Int64, latestEventID: Int64, storageBytes: Int = 0) {
+    public init(name: ProfileName, createdAt: Int64, latestEventID: Int64, storageBytes: Int = 0, eventLogBytes: Int = 0) {
         self.name = name
         self.createdAt = createdAt
         self.latestEventID = latestEventID
         self.storageBytes = storageBytes
+        self.eventLogBytes = eventLogBytes
+    }
+}
+
+/// What one profile holds, for `/metrics`.
+public struct ProfileStorage: Sendable, Hashable {
+    public let profile: ProfileName
+    /// Every byte it holds (see ``ProfileSummary/storageBytes``).
+    public let bytes: Int
+    /// Of ``bytes``, its event log's.
+    public let eventLogBytes: Int
+
+    public init(profile: ProfileName, bytes: Int, eventLogBytes: Int) {
+        self.profile = profile
+        self.bytes = bytes
+        self.eventLogBytes = eventLogBytes
     }
 }
 

@@ -146,8 +146,8 @@ public protocol Store: TokenStore {
     /// `nil`), in the byte order of their names on every database, and where the next page starts.
     func profiles(after: ProfileName?, limit: Int) async throws(StoreError) -> ProfilePage
 
-    /// The `limit` profiles holding the most bytes against their quota, largest first.
-    func largestProfiles(limit: Int) async throws(StoreError) -> [(profile: ProfileName, bytes: Int)]
+    /// The `limit` profiles holding the most bytes (quota and event log), largest first.
+    func largestProfiles(limit: Int) async throws(StoreError) -> [ProfileStorage]
 
     // MARK: The event log
 
@@ -159,8 +159,9 @@ public protocol Store: TokenStore {
     /// profile that does not exist yet: earliest 1, latest 0).
     func eventLogBounds(of profile: ProfileName) async throws(StoreError) -> EventLogBounds
 
-    /// Logged events of `profile` with an id greater than `id`, oldest first, at most `limit`.
-    func events(of profile: ProfileName, after id: Int64, limit: Int) async throws(StoreError) -> [LoggedEvent]
+    /// Logged events of `profile` with an id greater than `id`, oldest first, at most `limit`,
+    /// and with `maxBytes` at most that many bytes of data (the first always: a page is never empty).
+    func events(of profile: ProfileName, after id: Int64, limit: Int, maxBytes: Int?) async throws(StoreError) -> [LoggedEvent]
 
     /// Whether the store answers (for readiness checks).
     func ping() async throws(StoreError)
@@ -209,19 +210,57 @@ public struct PreferenceUpdate: Sendable, Hashable {
     }
 }
 
-/// An accepted multi-key write: the profile's preferences as they read now, and the events it
-/// logged, one per changed key in the order given (none when nothing changed).
-public struct PreferencesChange: Sendable, Hashable {
-    public let snapshot: PreferenceSnapshot
-    public let eventIDs: [Int64]
-    /// The keys that changed, in the order their events were logged.
-    public let changedKeys: [PreferenceKey]
-
-    public init(snapshot: PreferenceSnapshot, eventIDs: [Int64], changedKeys: [PreferenceKey]) {
-        self.snapshot = snapshot
-        self.eventIDs = eventIDs
-        self.changedKeys = changedKeys
+extension Store {
+    /// Logged events of `profile` with an id greater than `id`, oldest first, at most `limit`.
+    public func events(of profile: ProfileName, after id: Int64, limit: Int) async throws(StoreError) -> [LoggedEvent] {
+        try await events(of: profile, after: id, limit: limit, maxBytes: nil)
     }
+}
+
+/// An accepted multi-key write: what it changed, key by key in the order given, each as its
+/// event says it (none when nothing changed), and the version of the whole set after it.
+/// Never the profile's values: a small patch of a large profile answers small.
+public struct PreferencesChange: Sendable, Hashable {
+    /// One changed key.
+    public struct KeyChange: Sendable, Hashable {
+        public enum Kind: Sendable, Hashable {
+            /// The key holds this value now (as stored).
+            case set(JSONValue)
+            /// An object patch (RFC 7396) merged into the object the key read at version `from`
+            /// (its stored value, else its registered default): the value is that object with
+            /// the patch applied.
+            case merged(patch: JSONValue, from: Version)
+            /// The stored value is gone; readers see what `source` says now.
+            case removed(PreferenceSlot.Source)
+        }
+
+        public let key: PreferenceKey
+        public let kind: Kind
+        /// The id of the event the change logged: the key's version now.
+        public let version: Version
+
+        public init(key: PreferenceKey, kind: Kind, version: Version) {
+            self.key = key
+            self.kind = kind
+            self.version = version
+        }
+    }
+
+    public let profile: ProfileName
+    public let changes: [KeyChange]
+    /// The version of the whole set of values and defaults after the write.
+    public let version: Version
+
+    public init(profile: ProfileName, changes: [KeyChange], version: Version) {
+        self.profile = profile
+        self.changes = changes
+        self.version = version
+    }
+
+    /// The events the write logged, one per changed key.
+    public var eventIDs: [Int64] { changes.map(\.version.rawValue) }
+    /// The keys that changed, in the order their events were logged.
+    public var changedKeys: [PreferenceKey] { changes.map(\.key) }
 }
 
 /// A profile's registered defaults and their version (0 until first registered).

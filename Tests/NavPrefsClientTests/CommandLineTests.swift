@@ -17,6 +17,17 @@ extension ClientSuites {
             return try await onOwnThread { try runToEnd(ServerProcess.binary("navprefs-client"), arguments, environment: prepared) }
         }
 
+        /// Starts `navprefs-client watch profile` against `server`, its standard output going to `output`.
+        static func watch(_ profile: String, server: Int, home: String, output: String) throws -> ChildProcess {
+            let descriptor = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+            defer { close(descriptor) }
+            var environment = ProcessInfo.processInfo.environment
+            environment["NAVPREFS_SERVER"] = "http://127.0.0.1:\(server)"
+            environment["HOME"] = home
+            return try ChildProcess(ServerProcess.binary("navprefs-client"), ["watch", profile], environment: environment,
+                                    output: descriptor, errors: 2)
+        }
+
         @Test("set, then get: the exact value, a getter's coercion; a stale set is refused; get answers offline from the mirror")
         func getAndSet() async throws {
             try await withRig { rig in
@@ -40,13 +51,7 @@ extension ClientSuites {
         func watch() async throws {
             let rig = try await ClientRig()
             let output = rig.scratch.path("watch.out")
-            let descriptor = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-            var environment = ProcessInfo.processInfo.environment
-            environment["NAVPREFS_SERVER"] = "http://127.0.0.1:\(rig.proxy.port)"
-            environment["HOME"] = rig.scratch.path("")
-            let watcher = try ChildProcess(ServerProcess.binary("navprefs-client"), ["watch", "tv"], environment: environment,
-                                           output: descriptor, errors: 2)
-            close(descriptor)
+            let watcher = try Self.watch("tv", server: rig.proxy.port, home: rig.scratch.path(""), output: output)
             let lines = { ((try? String(contentsOfFile: output, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init) }
             try await Task.sleep(for: .seconds(1))
             _ = try await rig.request("POST", "/v1/profiles/tv/counter/increment")

@@ -76,6 +76,47 @@ extension ClientSuites {
             }
         }
 
+        @Test("a dictionary changed on one device arrives on the other as a merge patch, applied to the value it was made from")
+        func mergePatchReachesTheOtherDevice() async throws {
+            try await withRig { rig in
+                let phone = try rig.profile("layouts")
+                let tablet = try rig.profile("layouts")
+                phone.start()
+                tablet.start()
+                #expect(await eventually { phone.isConnected && tablet.isConnected })
+                let first: JSON = .object([.init("a", .integer(1)), .init("b", .object([.init("c", .integer(2)), .init("d", .integer(3))]))])
+                let second: JSON = .object([.init("a", .integer(1)), .init("b", .object([.init("c", .integer(5))])), .init("e", "new")])
+                // The library sends the merge patch that turns the first dictionary into the second.
+                _ = try await phone.preferences.setValues(["layout": first]).confirmed()
+                _ = try await phone.preferences.setValues(["layout": second]).confirmed()
+                #expect(phone.preferences.value(forKey: "layout") == second, "the writer's mirror applied its own answer's patch")
+                let events = try JSON(parsing: try await rig.request("GET", "/v1/profiles/layouts/events?after=1",
+                                                                     headers: [("Accept", "application/json")]).text)["events"]
+                #expect(events?[0]?["data"]?["patch"] != nil, "the second write logged a patch: \(String(describing: events))")
+                #expect(await eventually { tablet.preferences.value(forKey: "layout") == second })
+                #expect(tablet.preferences.version(forKey: "layout") == phone.preferences.version(forKey: "layout"))
+            }
+        }
+
+        @Test("a patch made from a version the mirror does not hold (its own defaults write came first) makes it read the state again")
+        func patchFromAnotherVersionReloads() async throws {
+            try await withRig { rig in
+                let tablet = try rig.profile("stale")
+                _ = try await rig.request("PUT", "/v1/profiles/stale/defaults", json: #"{"panel":{"a":1}}"#)
+                try await tablet.reload()
+                // Another client merges into the default (version 1); the tablet does not follow yet.
+                _ = try await rig.request("PATCH", "/v1/profiles/stale/preferences", json: #"{"panel":{"b":2}}"#)
+                // The tablet's own defaults write (version 3) is applied from its answer, ahead of the stream.
+                try await tablet.preferences.onServer.register(defaults: ["other": 1])
+                tablet.start()
+                let expected: JSON = .object([.init("a", .integer(1)), .init("b", .integer(2))])
+                let reloaded = await eventually { tablet.preferences.value(forKey: "panel") == expected }
+                let state = try await rig.request("GET", "/v1/profiles/stale/state").text
+                #expect(reloaded, "\(String(describing: tablet.preferences.value(forKey: "panel"))) \(state)")
+                #expect(tablet.preferences.integer(forKey: "other") == 1)
+            }
+        }
+
         @Test("counter: typed calls on one device, the seed's string on the other; sets need the current version")
         func counter() async throws {
             try await withRig { rig in

@@ -29,11 +29,13 @@ struct KeyBytesAPITests {
             }
             let listing = try await app.request("GET", "/v1/profiles/k/preferences").text
             #expect(holds(listing, Self.nfc, "\"nfc\"") && holds(listing, Self.nfd, "\"nfd\""), "\(listing)")
-            let patch = try await app.request("PATCH", "/v1/profiles/k/preferences",
-                                              headers: [("Content-Type", "application/merge-patch+json")], body: #"{"x":"1"}"#).text
-            #expect(holds(patch, Self.nfc, "\"nfc\"") && holds(patch, Self.nfd, "\"nfd\""), "\(patch)")
+            // The PATCH answer holds what changed: both spellings, each with its own new value.
+            let patch = try await app.request("PATCH", "/v1/profiles/k/preferences", headers: [("Content-Type", "application/merge-patch+json")],
+                                              body: #"{"caf\u00e9":"nfc2","cafe\u0301":"nfd2","x":"1"}"#).text
+            #expect(holds(patch, "key", "\"\(Self.nfc)\",\"value\":\"nfc2\"") && holds(patch, "key", "\"\(Self.nfd)\",\"value\":\"nfd2\""),
+                    "\(patch)")
             let state = try await app.request("GET", "/v1/profiles/k/state").text
-            #expect(holds(state, Self.nfc, "{\"value\":\"nfc\"") && holds(state, Self.nfd, "{\"value\":\"nfd\""), "\(state)")
+            #expect(holds(state, Self.nfc, "{\"value\":\"nfc2\"") && holds(state, Self.nfd, "{\"value\":\"nfd2\""), "\(state)")
             let events = try await app.request("GET", "/v1/profiles/k/events?after=0", headers: [("Accept", "application/json")]).text
             #expect(holds(events, "key", "\"\(Self.nfc)\"") && holds(events, "key", "\"\(Self.nfd)\""), "\(events.prefix(500))")
         }

@@ -117,4 +117,48 @@ struct MergePatchAPITests {
             #expect(read.text.contains(#""value":{"a":1,"b":2},"source":"stored""#), "\(read.text)")
         }
     }
+
+    @Test("The answer and the events carry what changed: a set value, a patch with the version it merged into, a removal")
+    func answerCarriesChanges() async throws {
+        try await withApp { app in
+            let base = "/v1/profiles/ana/preferences"
+            _ = try await app.request("PUT", base + "/theme", json: #"{"value":{"colors":{"bg":"white"},"size":2}}"#)
+            _ = try await app.request("PUT", base + "/old", json: #"{"value":1}"#)
+            let patched = try await app.request("PATCH", base, json: #"{"theme":{"colors":{"bg":"black"}},"n":{"a":null,"b":1},"old":null}"#)
+            #expect(patched.status == 200)
+            #expect(patched.text == #"{"profile":"ana","changes":[{"key":"theme","patch":{"colors":{"bg":"black"}},"from":1,"version":3},"#
+                + #"{"key":"n","value":{"b":1},"version":4},{"key":"old","removed":true,"source":"absent","version":5}],"#
+                + #""version":5,"eventId":5,"eventIds":[3,4,5],"changed":["theme","n","old"]}"# + "\n", "\(patched.text)")
+            let events = try await app.app.store.events(of: try ProfileName("ana"), after: 2, limit: 100)
+            #expect(events.map(\.data) == [
+                #"{"profile":"ana","key":"theme","patch":{"colors":{"bg":"black"}},"from":1,"version":3}"#,
+                #"{"profile":"ana","key":"n","value":{"b":1},"version":4}"#,
+                #"{"profile":"ana","key":"old","removed":true,"value":null,"version":5}"#,
+            ])
+        }
+    }
+
+    @Test("A patch of a few bytes on 100 values of 60 KB answers and logs a few KB, not the 6 MB it merged into (issue 32)")
+    func smallPatchOfLargeProfile() async throws {
+        try await withApp { app in
+            let base = "/v1/profiles/amp/preferences"
+            let big = String(repeating: "v", count: 60_000)
+            var patch: [String] = []
+            for index in 0..<100 {
+                #expect(try await app.request("PUT", base + "/k\(index)", json: #"{"value":{"text":"\#(big)"}}"#).status == 201)
+                patch.append(#""k\#(index)":{"n":\#(index)}"#)
+            }
+            let after = try await app.app.store.eventLogBounds(of: try ProfileName("amp")).latest
+            let body = "{" + patch.joined(separator: ",") + "}"
+            let patched = try await app.request("PATCH", base, headers: [("Content-Type", "application/merge-patch+json")], body: body)
+            #expect(patched.status == 200)
+            #expect(patched.body.count < 8 * body.utf8.count, "answer of \(patched.body.count) bytes for a patch of \(body.utf8.count)")
+            let events = try await app.app.store.events(of: try ProfileName("amp"), after: after, limit: 1000)
+            #expect(events.count == 100)
+            let logged = events.reduce(0) { $0 + $1.data.utf8.count }
+            #expect(logged < 8 * body.utf8.count, "logged \(logged) bytes for a patch of \(body.utf8.count)")
+            let read = try await app.request("GET", base + "/k7")
+            #expect(read.text.contains(#""n":7"#) && read.body.count > 60_000, "the value is merged whole")
+        }
+    }
 }

@@ -28,7 +28,7 @@ struct IdempotencyStoreTests {
             let write = StoreWrite.counter(.increment(.one), of: p, if: nil)
             let first = try await store.perform(write, remembering: Self.request(p, "k1"), answer: Self.counterAnswer)
             let expected = RecordedAnswer(status: 200, headers: [.init(name: "ETag", value: "\"1\"")], body: "{\"value\":1,\"eventId\":1}")
-            #expect(first == .performed(expected))
+            #expect(first == .performed(expected, rememberedFor: .seconds(86_400)), "a quiet profile keeps its keys for the whole window")
             for _ in 0..<3 {
                 #expect(try await store.perform(write, remembering: Self.request(p, "k1"), answer: Self.counterAnswer) == .replayed(expected))
             }
@@ -36,7 +36,8 @@ struct IdempotencyStoreTests {
             #expect(try await store.events(of: p, after: 0, limit: 10).count == 1)
             // Another key is another request; without a key nothing is remembered.
             #expect(try await store.perform(write, remembering: Self.request(p, "k2"), answer: Self.counterAnswer)
-                == .performed(RecordedAnswer(status: 200, headers: [.init(name: "ETag", value: "\"2\"")], body: "{\"value\":2,\"eventId\":2}")))
+                == .performed(RecordedAnswer(status: 200, headers: [.init(name: "ETag", value: "\"2\"")], body: "{\"value\":2,\"eventId\":2}"),
+                              rememberedFor: .seconds(86_400)))
             #expect(try await store.perform(write).state.counter.value == 3)
         }
     }
@@ -49,12 +50,19 @@ struct IdempotencyStoreTests {
             let (p, other) = (profile("many-keys"), profile("other"))
             _ = try await store.perform(.counter(.increment(.one), of: other, if: nil), remembering: Self.request(other, "k0"),
                                         answer: Self.counterAnswer)
+            var remembered: [Duration] = []
             for index in 0..<260 {
-                _ = try await store.perform(.counter(.increment(.one), of: p, if: nil), remembering: Self.request(p, "k\(index)"),
-                                            answer: Self.counterAnswer)
+                let outcome = try await store.perform(.counter(.increment(.one), of: p, if: nil), remembering: Self.request(p, "k\(index)"),
+                                                      answer: Self.counterAnswer)
+                if case .performed(_, let window) = outcome { remembered.append(window) }
                 // Keys made within one millisecond tie on time; keep them apart.
                 if index < 5 { try await Task.sleep(for: .milliseconds(2)) }
             }
+            // Below the cap a key is remembered for the whole window; at the cap, for as long as
+            // the cap's worth of keyed writes takes at this profile's rate: the age of its oldest key.
+            #expect(remembered.count == 260)
+            #expect(remembered.prefix(255).allSatisfy { $0 == .seconds(86_400) })
+            #expect(remembered.suffix(5).allSatisfy { $0 < .seconds(60) }, "\(remembered.suffix(5))")
             let write = StoreWrite.counter(.increment(.one), of: p, if: nil)
             guard case .replayed = try await store.perform(write, remembering: Self.request(p, "k259"), answer: Self.counterAnswer) else {
                 Issue.record("the newest key was forgotten")
@@ -207,7 +215,7 @@ struct IdempotencyStoreTests {
                                body: "{\"profile\":\"large\",\"version\":\(change.state.version),\"values\":{\"k\":\"\(big)\"},\"note\":\"\(big)\"}")
             }
             let write = StoreWrite.counter(.increment(.one), of: p, if: nil)
-            guard case .performed(let first) = try await store.perform(write, remembering: Self.request(p, "k"), answer: answer) else {
+            guard case .performed(let first, _) = try await store.perform(write, remembering: Self.request(p, "k"), answer: answer) else {
                 Issue.record("not performed")
                 return
             }
@@ -268,7 +276,7 @@ struct IdempotencyStoreTests {
             }
             let performed = outcomes.filter { if case .performed = $0 { true } else { false } }
             #expect(performed.count == 1)
-            guard case .performed(let answer)? = performed.first else { return }
+            guard case .performed(let answer, _)? = performed.first else { return }
             #expect(outcomes.filter { $0 == .replayed(answer) }.count == 23)
             #expect(try await store.counter(of: p).counter.value == 1)
         }

@@ -350,3 +350,28 @@ final class FeedProbe: Sendable {
         }
     }
 }
+
+extension PostgresStoreTests {
+    @Test("a database at schema 5 migrates to 6: each kept event gets its size and its place in its profile's log")
+    func migrationCountsEventBytes() async throws {
+        let database = try TestDatabase(.postgres)
+        defer { database.remove() }
+        let connection = try PostgresConnection(url: database.url)
+        try PostgresSchema.migrate(connection, upTo: 5)
+        try connection.execute("""
+            INSERT INTO profiles (name, created_at, last_event_id) VALUES ('old', 0, 5), ('two', 0, 2);
+            INSERT INTO events VALUES ('old', 3, 'counter', '{"a":1}', 0), ('old', 4, 'counter', '{"caf\u{E9}":1}', 0),
+                                      ('old', 5, 'counter', '{}', 0), ('two', 1, 'counter', '{"x":"yz"}', 0), ('two', 2, 'counter', '{}', 0);
+            """)
+        let store = try PostgresStore.started(.init(url: database.url, poolSize: 1))
+        let rows = try connection.query("SELECT profile, id, log_offset, log_size FROM events ORDER BY profile, id")
+        #expect(try rows.map { "\(try $0.text(0))|\(try $0.int64(1))|\(try $0.int64(2))|\(try $0.int64(3))" }
+                == ["old|3|0|7", "old|4|7|11", "old|5|18|2", "two|1|0|10", "two|2|10|2"])
+        let listing = try await store.profiles(after: nil, limit: 10).profiles
+        #expect(listing.first { $0.name == NavPrefsStoreTests.profile("old") }?.eventLogBytes == 20)
+        #expect(listing.first { $0.name == NavPrefsStoreTests.profile("two") }?.eventLogBytes == 12)
+        _ = try await store.apply(.increment(.one), toCounterOf: NavPrefsStoreTests.profile("old"), if: nil)
+        #expect(try connection.queryFirst("SELECT log_offset FROM events WHERE profile = 'old' AND id = 6")?.int64(0) == 20)
+        await store.close()
+    }
+}

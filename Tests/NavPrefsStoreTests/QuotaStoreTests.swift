@@ -10,9 +10,10 @@ import Testing
 struct QuotaStoreTests {
     static let value = JSONValue.string(String(repeating: "x", count: 990))
 
-    /// The answer a keyed preferences write records: as the HTTP layer's, the whole snapshot.
+    /// The answer a keyed preferences write records: a large one (what a whole profile's
+    /// values would take), to show that the record never turns a removal into a refusal.
     static let snapshotAnswer: @Sendable (PreferencesChange) -> RecordedAnswer = { change in
-        RecordedAnswer(status: 200, headers: [], body: JSONValue.object(change.snapshot.merged).jsonText)
+        RecordedAnswer(status: 200, headers: [], body: String(repeating: "a", count: 18_000) + "\(change.version)")
     }
 
     @Test("at 19 of 20 KB, keyed and unkeyed removals go through; a keyed growing write is refused; a smaller value is accepted",

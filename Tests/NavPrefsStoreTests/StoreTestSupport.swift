@@ -41,6 +41,7 @@ struct StoreSettings: Sendable {
     var maxIdempotencyKeysPerToken = StoreLimits().maxIdempotencyKeysPerToken
     var maxIdempotencyKeysPerProfile = StoreLimits().maxIdempotencyKeysPerProfile
     var profileQuotaBytes = StoreLimits().profileQuotaBytes
+    var maxEventLogBytes = StoreLimits().maxEventLogBytes
     var sessionIdleExpiry: Duration = .seconds(30 * 86_400)
     /// What the store may do to its database (the service's part by default).
     var access = StoreAccess.service
@@ -82,6 +83,7 @@ struct TestDatabase: Sendable {
         limits.maxIdempotencyKeysPerToken = settings.maxIdempotencyKeysPerToken
         limits.maxIdempotencyKeysPerProfile = settings.maxIdempotencyKeysPerProfile
         limits.profileQuotaBytes = settings.profileQuotaBytes
+        limits.maxEventLogBytes = settings.maxEventLogBytes
         let policy = StorePolicy(
             limits: limits,
             retention: EventRetention(count: settings.eventRetentionCount, age: settings.eventRetentionAge),

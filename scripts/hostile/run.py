@@ -12,7 +12,8 @@ play by the rules. Each part starts a server of its own on a fresh SQLite file:
              hang, no crash, healthy at the end (default 60 s)
   crash      kill -9 under 16 concurrent writers, three rounds: no acknowledged write lost (~20 s)
   abuse      Idempotency-Key amplification, an admin token's keys spread over 50 profiles, the
-             per-profile quota, control characters in what `navprefs import` prints (issue 21) (~10 s)
+             per-profile quota, control characters in what `navprefs import` prints (issue 21),
+             merge patches of a large profile and the event log's bounds (issue 32) (~20 s)
 
 Usage: run.py NAVPREFS_BINARY [--only PART,PART] [--seed N] [--fuzz-seconds S] [--replay W:I]
 Timing-bound (slowloris): run it on a machine nothing else loads. Loopback only; every server it
@@ -94,6 +95,7 @@ def main():
                 elif part == "abuse":
                     service, _ = fresh("abuse")
                     found = abuse.amplification(service.start())
+                    found.update(abuse.merge_amplification(service))
                     found[f"navprefs exits 0 on SIGTERM after the amplification"] = service.stop() == 0
                     service, token = fresh("spread", token=True)
                     found.update(abuse.token_spread(service.start(extra=["--idempotency-keys-per-token", "1024"]), token))

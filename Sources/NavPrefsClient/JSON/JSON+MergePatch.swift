@@ -22,3 +22,25 @@ extension JSON {
         return .object(patch)
     }
 }
+
+extension JSON {
+    /// RFC 7396's `MergePatch(target, patch)`, as the server applies it: an object patch merges
+    /// into the target (one that is no object counts as `{}`), member by member, a `null`
+    /// member removing; members keep their place and new ones come last; anything else replaces
+    /// the target. `nil`: absent (a top-level `null` removes the value).
+    static func merging(_ patch: JSON, into target: JSON?) -> JSON? {
+        // `JSON?.none`, spelled out: `nil` alone would be the literal `JSON.null` here.
+        guard case .object(let patchMembers) = patch else { return patch == .null ? JSON?.none : patch }
+        var members: [Member] = if case .object(let existing)? = target { existing } else { [] }
+        for member in patchMembers {
+            let index = members.firstIndex { $0.name.utf8.elementsEqual(member.name.utf8) }
+            switch (merging(member.value, into: index.map { members[$0].value }), index) {
+            case (nil, let index?): members.remove(at: index)
+            case (nil, nil): break
+            case (let value?, let index?): members[index] = Member(members[index].name, value)
+            case (let value?, nil): members.append(Member(member.name, value))
+            }
+        }
+        return .object(members)
+    }
+}

@@ -10,6 +10,9 @@ struct MirrorChange: Sendable {
     var navigation: [JSON] = []
     /// The mirror was replaced whole (a reload after `reset`).
     var reloaded = false
+    /// An event could not be applied: a merge patch made from a version of its key the mirror
+    /// does not hold. The mirror must be read again (as after a `reset`).
+    var stale = false
 
     var isEmpty: Bool { keys.isEmpty && !refreshed && navigation.isEmpty && !reloaded }
 
@@ -18,6 +21,7 @@ struct MirrorChange: Sendable {
         refreshed = refreshed || other.refreshed
         navigation += other.navigation
         reloaded = reloaded || other.reloaded
+        stale = stale || other.stale
     }
 }
 
@@ -67,6 +71,16 @@ extension MirrorState {
                 }
                 defaultsVersion = version
                 for member in changes where keys[KeyBytes(member.name)]?.stored == nil { change.keys.append(member.name) }
+            } else if let key = data["key"]?.stringValue, let patch = data["patch"] {
+                // A merge (RFC 7396): the patch applies only onto the version it was made from.
+                guard version > keys[KeyBytes(key)]?.version ?? 0 else { break }
+                guard let from = data["from"]?.int64Value, self.version(ofKey: key) == from,
+                      let merged = JSON.merging(patch, into: serverValue(forKey: key))
+                else {
+                    change.stale = true
+                    return change
+                }
+                apply(key: key, stored: merged, version: version, into: &change)
             } else if let key = data["key"]?.stringValue {
                 let removed = data["removed"]?.boolValue == true
                 apply(key: key, stored: removed ? nil : data["value"], version: version, into: &change)

@@ -31,15 +31,8 @@ extension OutboxEntry {
                     .init("key", .string(key)), .init("removed", true), .init("value", body["value"] ?? .null), .init("version", .integer(version)),
                 ]))]
             default:
-                let changed = body["changed"]?.arrayValue?.compactMap(\.stringValue) ?? []
-                let ids = body["eventIds"]?.arrayValue?.compactMap(\.int64Value) ?? []
-                let removed = Set(assignments.filter { $0.value == nil }.map(\.key))
-                return zip(changed, ids).map { key, id in
-                    let visible = body["values"]?[key] ?? .null
-                    var members: [JSON.Member] = [.init("key", .string(key)), .init("value", visible), .init("version", .integer(id))]
-                    if removed.contains(key) { members.append(.init("removed", true)) }
-                    return ("preference", .object(members))
-                }
+                // A PATCH: each change as its event says it (a value, a merge patch, a removal).
+                return (body["changes"]?.arrayValue ?? []).map { ("preference", $0) }
             }
         }
     }

@@ -103,7 +103,9 @@ async function loadProfiles(more = false) {
     h('td', {}, h('a', { href: links.sessions(profile.name), text: 'sessions' })),
     h('td', { text: new Date(profile.createdAt).toLocaleString() }),
     h('td', { class: 'mono', text: String(profile.latestEventId) }),
-    h('td', { class: 'mono', title: `${profile.storageBytes} bytes held against the profile's quota (--profile-quota-bytes)`,
+    h('td', { class: 'mono',
+              title: `${profile.storageBytes} bytes: ${profile.storageBytes - profile.eventLogBytes} held against the profile's quota `
+                + `(--profile-quota-bytes), ${profile.eventLogBytes} of event log (--event-retention-bytes)`,
               text: storage(profile.storageBytes) })));
   let body = byId('profiles-body');
   if (!more || !body) {

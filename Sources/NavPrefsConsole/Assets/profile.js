@@ -398,6 +398,7 @@ function summary(type, data) {
     case 'preference':
       if (data.defaults) return `defaults registered: ${Object.keys(data.defaults).join(', ') || 'none'}`;
       if (data.changedDefaults) return `defaults changed: ${Object.keys(data.changedDefaults).join(', ')}`;
+      if (data.patch) return `${data.key} merged with ${compact(data.patch, 60)}`;
       return data.removed ? `${data.key} removed → reads ${compact(data.value, 40)}` : `${data.key} = ${compact(data.value, 60)}`;
     case 'navigation':
       return `${data.action} · session ${String(data.session || '').slice(0, 8)}…${data.stack ? ` · ${data.stack.join(' › ')}` : ''}`;

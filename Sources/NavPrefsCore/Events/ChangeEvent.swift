@@ -85,6 +85,22 @@ public struct ChangeEvent: Sendable, Hashable {
         return ChangeEvent(type: .preference, payload: payload)
     }
 
+    /// A stored preference was merged with an object patch (RFC 7396, `PATCH .../preferences`):
+    /// the patch, and `from`, the version of the object it was merged into (the key's stored
+    /// value, else its registered default, as readers saw it). What changed, never the whole
+    /// value: a patch of a few bytes on a value of 64 KiB logs a few bytes. A mirror that holds
+    /// the key at `from` applies the patch; one that does not reads the key (or the profile) again.
+    public static func mergedPreference(_ profile: ProfileName, key: PreferenceKey, patch: JSONValue, from: Version,
+                                        version: Version) -> ChangeEvent {
+        ChangeEvent(type: .preference, payload: [
+            "profile": .string(profile.rawValue),
+            "key": .string(key.rawValue),
+            "patch": patch,
+            "from": .integer(from.rawValue),
+            "version": .integer(version.rawValue),
+        ])
+    }
+
     /// Registered defaults were merged (`PATCH .../defaults`): what changed only, each key of
     /// the patch with its default now, `null` where it was unregistered. A patch of ten bytes
     /// on megabytes of defaults logs its keys, never the whole set.

@@ -74,10 +74,16 @@ extension APIError {
         case .closed:
             self.init(.shuttingDown, "The server is shutting down; retry on another instance.", headers: [("Retry-After", "1")])
             storeErrorKind = "closed"
-        case .corrupted, .internal:
+        case .corrupted:
+            // Damaged data is no bug of this request: 503, and the instance leaves service
+            // (`/readyz`) until the store is restored from a backup.
+            self.init(.storageDamaged, "The store's data is damaged; this instance stays out of service until an operator restores it from a backup.")
+            logDetail = error.description
+            storeErrorKind = "corrupted"
+        case .internal:
             self.init(.internalError, "The server failed to handle this request.")
             logDetail = error.description
-            if case .corrupted = error { storeErrorKind = "corrupted" } else { storeErrorKind = "internal" }
+            storeErrorKind = "internal"
         }
     }
 

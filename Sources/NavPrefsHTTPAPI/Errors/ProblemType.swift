@@ -34,6 +34,7 @@ public enum ProblemType: String, Sendable, CaseIterable {
     case tooManySubscribers = "too-many-subscribers"
     case tooManyStreamsFromClient = "too-many-streams-from-client"
     case storageUnavailable = "storage-unavailable"
+    case storageDamaged = "storage-damaged"
     case shuttingDown = "shutting-down"
     case internalError = "internal-error"
     case unauthorized = "unauthorized"
@@ -86,7 +87,7 @@ public enum ProblemType: String, Sendable, CaseIterable {
         case .payloadTooLarge: 413
         case .preconditionFailed: 412
         case .counterOutOfRange: 409
-        case .storageUnavailable, .shuttingDown, .tooManySubscribers: 503
+        case .storageUnavailable, .storageDamaged, .shuttingDown, .tooManySubscribers: 503
         case .tooManyStreamsFromClient: 429
         case .internalError: 500
         }
@@ -127,6 +128,7 @@ public enum ProblemType: String, Sendable, CaseIterable {
         case .tooManySubscribers: "Too many event streams on this server"
         case .tooManyStreamsFromClient: "Too many event streams from this client"
         case .storageUnavailable: "Storage unavailable"
+        case .storageDamaged: "Storage damaged"
         case .shuttingDown: "Server shutting down"
         case .internalError: "Internal server error"
         case .unauthorized: "Authentication required"

@@ -22,6 +22,8 @@ struct MetricsRoutes {
     let store: any Store
     /// The quota every profile has (`--profile-quota-bytes`), 0 for none.
     let profileQuotaBytes: Int
+    /// The bound on every profile's event log (`--event-retention-bytes`), 0 for none.
+    let eventLogMaxBytes: Int
 
     var routes: [Route] {
         [Route("GET", "/metrics") { _ throws(APIError) in
@@ -34,13 +36,17 @@ struct MetricsRoutes {
 
     /// - Parameter scrapesInFlight: the requests in flight that are this scrape itself, left out
     ///   of `navprefs_http_requests_in_flight` (an idle server reads 0, not 1).
-    func render(largest: [(profile: ProfileName, bytes: Int)] = [], scrapesInFlight: Int = 0) -> HTTPResponse {
+    func render(largest: [ProfileStorage] = [], scrapesInFlight: Int = 0) -> HTTPResponse {
         var out = PrometheusText()
         out.family("navprefs_profile_quota_bytes", "gauge", "Bytes one profile may hold (--profile-quota-bytes; 0: no quota).")
         out.sample("navprefs_profile_quota_bytes", profileQuotaBytes)
+        out.family("navprefs_event_log_max_bytes", "gauge", "Bytes of events one profile's log keeps (--event-retention-bytes; 0: no bound).")
+        out.sample("navprefs_event_log_max_bytes", eventLogMaxBytes)
         out.family("navprefs_profile_storage_bytes", "gauge",
-                   "Bytes held against the quota by the ten profiles holding the most (values, defaults, sessions, idempotency records).")
-        for (profile, bytes) in largest { out.sample("navprefs_profile_storage_bytes", ["profile": profile.rawValue], bytes) }
+                   "Bytes held by the ten profiles holding the most: values, defaults, sessions, idempotency records and the event log.")
+        for entry in largest { out.sample("navprefs_profile_storage_bytes", ["profile": entry.profile.rawValue], entry.bytes) }
+        out.family("navprefs_profile_event_log_bytes", "gauge", "Bytes of the event log of the same ten profiles (part of the above).")
+        for entry in largest { out.sample("navprefs_profile_event_log_bytes", ["profile": entry.profile.rawValue], entry.eventLogBytes) }
         let routes = requests.snapshot().sorted { $0.key < $1.key }
 
         out.family("navprefs_http_requests_total", "counter", "HTTP requests answered, by route template, method and status.")

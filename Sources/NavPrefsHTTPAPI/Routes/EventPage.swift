@@ -8,12 +8,17 @@ import NavPrefsStore
 /// open (an app woken in the background, a cron job).
 ///
 /// The answer says where to continue (`lastEventId`, the next `after`) and whether more is
-/// logged (`hasMore`). When the log no longer holds what comes after `after` (pruned, or an id
+/// logged (`hasMore`); a page holds at most ``maxPageBytes`` of event data, so `limit` events
+/// of a large log come in several pages, none skipped. When the log no longer holds what comes after `after` (pruned, or an id
 /// this profile never issued), it says so with `reset`, as the stream does, and carries no
 /// events: read the profile's state again (`GET .../state`) and continue after its `lastEventId`.
 enum EventPage {
     static let defaultLimit = 100
     static let maxLimit = 1_000
+    /// The most bytes of event data one page holds (one event more when the first alone is
+    /// larger): a page of 1,000 events of 64 KiB would be 64 MB. A page cut short says so as
+    /// any page does, with `hasMore` and the `lastEventId` to continue after.
+    static let maxPageBytes = 1 << 20
 
     /// Whether `request` asks for JSON rather than the stream: its `Accept` names
     /// `application/json` with a quality above 0 and above `text/event-stream`'s.
@@ -55,7 +60,7 @@ enum EventPage {
             if case .reset(let reason, _) = ReplayPlan.plan(lastEventID: String(after), earliest: log.earliest, latest: log.latest) {
                 return answer(profile, after: after, events: [], next: log.latest, latest: log.latest, reset: (reason, log))
             }
-            let events = try await store.events(of: profile, after: after, limit: limit)
+            let events = try await store.events(of: profile, after: after, limit: limit, maxBytes: maxPageBytes)
             // Pruned between reading the bounds and the events: the log cannot continue from `after`.
             if (events.first.map { $0.id != after + 1 } ?? (after < log.latest)) {
                 return answer(profile, after: after, events: [], next: log.latest, latest: log.latest, reset: (.expired, log))

@@ -60,8 +60,8 @@ struct EventRoutes {
         return headers
     }
 
-    /// Events read from the log at a time while replaying: with values of up to 64 KiB, a page
-    /// holds at most about 2 MiB, and the replay stops as soon as it passes its byte limit.
+    /// Events read from the log at a time while replaying, and at most the replay's byte limit
+    /// of them (the first whatever its size): the replay stops as soon as it passes that limit.
     static let replayPage = 32
 
     /// What a stream starts with, and the id it has covered.
@@ -88,7 +88,7 @@ struct EventRoutes {
             var lastWritten = after
             var replayed = 0
             while cursor < bounds.latest {
-                let page = try await store.events(of: profile, after: cursor, limit: Self.replayPage)
+                let page = try await store.events(of: profile, after: cursor, limit: Self.replayPage, maxBytes: limits.maxReplayBytes)
                 guard let first = page.first, first.id == cursor + 1 else {
                     // Pruned between reading the bounds and the events: the log cannot continue.
                     return reset(.expired, profile: profile, given: lastEventID, bounds: bounds, after: bounds.latest, retry: retry)

@@ -16,6 +16,9 @@ import NavPrefsStore
 /// method, path, query, `If-Match`, `If-None-Match` and body are.
 enum IdempotentWrites {
     static let header = "Idempotency-Key"
+    /// On the answer of a keyed write that ran: the seconds the profile remembers its keys as
+    /// things stand (the window, or less while its keyed writes fill its cap faster).
+    static let windowHeader = "Idempotency-Window"
 
     /// Runs `write` for `request`, answering with `answer` of its value.
     /// - Throws: 400 `invalid-idempotency-key` for a key that is empty, too long or not printable ASCII.
@@ -32,8 +35,12 @@ enum IdempotentWrites {
             store.perform(write, remembering: remembered, answer: { recorded(answer($0)) }) { outcome in
                 reply(outcome.map { outcome in
                     switch outcome {
-                    case .performed(let answer):
-                        return response(answer)
+                    case .performed(let answer, let remembered):
+                        var response = response(answer)
+                        // How long a retry will find this key, as things stand (not recorded:
+                        // a replay says nothing about the profile's rate now).
+                        response.headers.add(windowHeader, String(remembered.components.seconds))
+                        return response
                     case .replayed(let answer):
                         var response = response(answer)
                         response.headers.add("Idempotent-Replayed", "true")

@@ -39,7 +39,7 @@ struct PreferenceRoutes {
     /// merges into the key's value recursively (a `null` member removes at any depth), anything
     /// else replaces it, a top-level `null` removes the key; all in one transaction under one
     /// `If-Match` (the version of the whole set). Each key that changes logs its own event, in
-    /// the order of the patch, committed together.
+    /// the order of the patch, committed together; the answer says what each changed.
     private func patch(_ request: APIRequest) throws(APIError) -> APIResult {
         let profile = try request.profile()
         let object = try JSONBody.mergePatch(of: request.http)
@@ -61,12 +61,35 @@ struct PreferenceRoutes {
             throw APIError(error)
         }
         return try IdempotentWrites.run(request, profile: profile, store: store, write) { change in
-            var body = Self.body(change.snapshot)
-            if let last = change.eventIDs.last { body.add("eventId", last) } else { body.addNull("eventId") }
-            body.add("eventIds", JSONValue.array(change.eventIDs.map(JSONValue.integer)))
-            body.add("changed", JSONValue.array(change.changedKeys.map { .string($0.rawValue) }))
-            return JSONResponse.make(body, version: change.snapshot.version)
+            JSONResponse.make(Self.body(change), version: change.version)
         }
+    }
+
+    /// What a `PATCH` changed, key by key as its events say it, and the whole set's version:
+    /// never the profile's values, so the answer grows with the patch, not with the profile.
+    static func body(_ change: PreferencesChange) -> JSONObjectBuilder {
+        var body = JSONObjectBuilder()
+        body.add("profile", change.profile.rawValue)
+        body.add("changes", JSONValue.array(change.changes.map { change in
+            var entry: JSONObject = ["key": .string(change.key.rawValue)]
+            switch change.kind {
+            case .set(let value):
+                entry["value"] = value
+            case .merged(let patch, let from):
+                entry["patch"] = patch
+                entry["from"] = .integer(from.rawValue)
+            case .removed(let source):
+                entry["removed"] = .bool(true)
+                entry["source"] = .string(source.rawValue)
+            }
+            entry["version"] = .integer(change.version.rawValue)
+            return .object(entry)
+        }))
+        body.add("version", change.version.rawValue)
+        if let last = change.eventIDs.last { body.add("eventId", last) } else { body.addNull("eventId") }
+        body.add("eventIds", JSONValue.array(change.eventIDs.map(JSONValue.integer)))
+        body.add("changed", JSONValue.array(change.changedKeys.map { .string($0.rawValue) }))
+        return body
     }
 
     private func read(_ request: APIRequest) throws(APIError) -> APIResult {

@@ -27,6 +27,7 @@ struct ProfileListRoutes {
                 item.add("createdAt", AccessToken.timestamp(milliseconds: profile.createdAt))
                 item.add("latestEventId", profile.latestEventID)
                 item.add("storageBytes", profile.storageBytes)
+                item.add("eventLogBytes", profile.eventLogBytes)
                 return item.json
             }
             var body = JSONObjectBuilder()

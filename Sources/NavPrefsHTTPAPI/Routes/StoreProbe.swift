@@ -12,6 +12,8 @@ enum StoreProbe {
         case answered
         case failed
         case timedOut
+        /// The store answered that its data is damaged.
+        case damaged(String)
     }
 
     static func ping(_ store: any Store, within deadline: Duration) async -> Outcome {
@@ -19,9 +21,11 @@ enum StoreProbe {
         return await withCheckedContinuation { (continuation: CheckedContinuation<Outcome, Never>) in
             first.set(continuation)
             Task {
-                do {
+                do throws(StoreError) {
                     try await store.ping()
                     first.answer(.answered)
+                } catch .corrupted(let reason) {
+                    first.answer(.damaged(reason))
                 } catch {
                     first.answer(.failed)
                 }

@@ -72,13 +72,24 @@ public enum StoreStatement: Sendable, Hashable, CaseIterable {
 
     // MARK: The event log
 
-    /// (profile, id, type, data) → the commit time (milliseconds since 1970) of the new entry.
-    /// With several instances it also tells them (PostgreSQL's NOTIFY, delivered at commit).
+    /// (profile, id, type, data) → the commit time (milliseconds since 1970) of the new entry,
+    /// where it starts in the profile's log (the end of the newest entry before it) and its size
+    /// in bytes, both also recorded with it (for ``trimEventLog``). With several instances it
+    /// also tells them (PostgreSQL's NOTIFY, delivered at commit).
     case appendEvent
     /// (profile) → the newest id issued (NULL: no such profile), the oldest id kept (NULL: none).
     case eventLogBounds
     /// (profile, after, limit) → id, type, data, created_at of the entries after `after`, oldest first.
     case eventsAfter
+    /// (profile, after, limit, bytes) → the same, but only while the entries' data fit in
+    /// `bytes` (the first entry whatever its size): a page of the log is bounded in bytes.
+    case eventsAfterWithin
+    /// (profile, bytes): deletes the profile's oldest entries until the rest fit in `bytes`
+    /// (the newest always stays).
+    case trimEventLog
+    /// (): sets every entry's start in its profile's log from the sizes of the entries before it
+    /// (after an import, which writes entries without).
+    case renumberEventLog
 
     // MARK: Access tokens and secrets
 
@@ -112,17 +123,23 @@ public enum StoreStatement: Sendable, Hashable, CaseIterable {
     case recordIdempotentAnswer
     /// (window in ms, limit) → one row per key deleted, at most `limit`, older than the window.
     case pruneIdempotencyKeys
-    /// (profile, keep): deletes the profile's keys beyond its `keep` newest (a few per call).
+    /// (profile, keep): deletes the profile's keys beyond its `keep` newest.
     case trimIdempotencyKeys
     /// (token id, keep): deletes the keys the token made, in any profile, beyond its `keep`
     /// newest (a few per call); rows another transaction holds are left to a later call.
     case trimIdempotencyKeysOfToken
+    /// (profile) → when its oldest remembered key was made (NULL: none), how many keys it holds
+    /// at most (by their numbers), the database's clock now.
+    case idempotencyKeysKept
 
     // MARK: Quotas
 
-    /// (profile) → one row: the bytes the profile holds (``QuotaSteps``).
+    /// (profile) → one row: the bytes the profile holds against its quota (``QuotaSteps``).
     case profileUsage
-    /// () → per profile holding anything: name, bytes; largest first.
+    /// (profile) → one row: the bytes it holds against its quota, the bytes of its event log.
+    case profileStorage
+    /// () → per profile: name, every byte it holds (quota and event log), its event log's bytes;
+    /// largest first.
     case profileUsages
 
     // MARK: Session expiry

@@ -119,18 +119,26 @@ public struct StoreLimits: Sendable, Equatable {
     /// without it the bound per profile would multiply by the number of profiles: four
     /// profiles' worth. Writes without a token (the open mode) have only the bound per profile.
     public var maxIdempotencyKeysPerToken = 16_384
-    /// The largest answer body recorded whole under a key; a larger one (a `PATCH` answer holds
-    /// every value of the profile) is recorded as its summary (``RecordedAnswer/bounded(maxBodyBytes:)``,
+    /// The largest answer body recorded whole under a key; a larger one (a large value's, a
+    /// patch of many keys) is recorded as its summary (``RecordedAnswer/bounded(maxBodyBytes:)``,
     /// which openapi.yaml's ReplaySummary describes beside every keyed write's answer). 2 KiB:
     /// a counter's, a session's or a small value's answer replays byte for byte; a record never
     /// holds the profile's state.
     public var maxRecordedAnswerBytes = 2 << 10
     /// Bytes one profile may hold (``QuotaSteps/usage(of:in:)``: its values, registered defaults,
-    /// sessions and idempotency records; not its event log, which retention bounds); a write
+    /// sessions and idempotency records; not its event log, bounded by ``maxEventLogBytes``); a write
     /// that would exceed it and grows the profile is refused
     /// (``StoreError/quotaExceeded(quota:usage:)``) and changes nothing. A write that frees or
     /// keeps bytes never is. 0: no quota.
     public var profileQuotaBytes = 32 << 20
+    /// Bytes of events (their data, as logged) one profile's log keeps: a write whose events
+    /// cross a sixteenth of it deletes the profile's oldest down to fifteen sixteenths, in its
+    /// own transaction (``EventLogSteps``; the newest always stays), and the store's pruning
+    /// trims to it what was logged otherwise (session expiry; an import's events, the
+    /// profile's next writes do). Not counted in
+    /// ``profileQuotaBytes``: a profile holds at most that much data and this much log.
+    /// Subscribers further behind get a `reset`. 0: no bound in bytes.
+    public var maxEventLogBytes = 8 << 20
     /// How long a navigation session may go unchanged before the store's pruning deletes it
     /// (logging a `navigation` event, `expire`).
     public var sessionIdleExpiry: Duration

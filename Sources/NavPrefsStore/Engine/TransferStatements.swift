@@ -71,8 +71,8 @@ extension StoreStatement {
             """
         case .importEvents:
             """
-            INSERT INTO events (profile, id, type, data, created_at)
-            SELECT r.profile, r.id, r.type, r.data, r.created_at
+            INSERT INTO events (profile, id, type, data, created_at, log_offset, log_size)
+            SELECT r.profile, r.id, r.type, r.data, r.created_at, 0, \(dialect.byteLength("r.data"))
             FROM \(dialect.rows(1, alias: "r", columns: [("profile", .text), ("id", .integer), ("type", .text), ("data", .text),
                                                           ("created_at", .integer)]))
             """

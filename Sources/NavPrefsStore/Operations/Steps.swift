@@ -54,6 +54,18 @@ package enum Steps {
         }
     }
 
+    /// Logged events of `profile` after `id`, oldest first, at most `limit` and, with `maxBytes`,
+    /// at most that many bytes of data (the first whatever its size), read by one statement.
+    package static func events(of profile: ProfileName, after id: Int64, limit: Int, maxBytes: Int?,
+                               in transaction: any StoreTransaction) throws -> [LoggedEvent] {
+        let rows = if let maxBytes {
+            try transaction.rows(.eventsAfterWithin, .text(profile.rawValue), .integer(id), .integer(Int64(limit)), .integer(Int64(maxBytes)))
+        } else {
+            try transaction.rows(.eventsAfter, .text(profile.rawValue), .integer(id), .integer(Int64(limit)))
+        }
+        return try rows.map { row in try loggedEvent(row, of: profile) }
+    }
+
     /// A logged event read back from the log.
     package static func loggedEvent(_ row: StoreRow, of profile: ProfileName) throws -> LoggedEvent {
         LoggedEvent(id: try row.int64(0), profile: profile, type: EventType(rawValue: try row.text(1)) ?? .reset,

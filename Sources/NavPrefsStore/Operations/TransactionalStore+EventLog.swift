@@ -11,11 +11,9 @@ extension TransactionalStore {
         try Steps.eventLogBounds(of: profile, in: transaction)
     }
 
-    public func events(of profile: ProfileName, after id: Int64, limit: Int) async throws(StoreError) -> [LoggedEvent] {
+    public func events(of profile: ProfileName, after id: Int64, limit: Int, maxBytes: Int?) async throws(StoreError) -> [LoggedEvent] {
         try await read(snapshot: false) { transaction in
-            try transaction.rows(.eventsAfter, .text(profile.rawValue), .integer(id), .integer(Int64(limit))).map { row in
-                try Steps.loggedEvent(row, of: profile)
-            }
+            try Steps.events(of: profile, after: id, limit: limit, maxBytes: maxBytes, in: transaction)
         }
     }
 

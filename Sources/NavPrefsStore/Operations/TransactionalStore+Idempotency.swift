@@ -23,11 +23,13 @@ extension TransactionalStore {
                 return WriteOutcome(earlier)
             }
             let before = write.growsStorage ? try QuotaSteps.before(request.profile, limits: limits, in: transaction) : nil
-            let outcome = try write.steps(transaction, limits)
+            let watched = EventLogSteps.Watch(transaction, limits: limits)
+            let outcome = try write.steps(watched, limits)
             // The write is judged as without a key: its record has a bound of its own (a summary
             // of at most maxRecordedAnswerBytes, maxIdempotencyKeysPerProfile of them), so a keyed
             // removal on a full profile is accepted as an unkeyed one is.
             try QuotaSteps.check(request.profile, before: before, limits: limits, in: transaction)
+            try watched.keepBound(of: request.profile, limits: limits)
             let recorded = answer(outcome.value)
             try IdempotencySteps.record(recorded.bounded(maxBodyBytes: limits.maxRecordedAnswerBytes), for: request, in: transaction)
             try transaction.run(.trimIdempotencyKeys, .text(request.profile.rawValue), .integer(Int64(limits.maxIdempotencyKeysPerProfile)))
@@ -36,7 +38,8 @@ extension TransactionalStore {
                 try transaction.run(.trimIdempotencyKeysOfToken, .text(token), .integer(Int64(limits.maxIdempotencyKeysPerToken)))
             }
             // The client that sent the write gets the whole answer; only a replay gets the summary.
-            return WriteOutcome(.performed(recorded), events: outcome.events, counterView: outcome.counterView)
+            let remembered = try IdempotencySteps.rememberedFor(request.profile, limits: limits, in: transaction)
+            return WriteOutcome(.performed(recorded, rememberedFor: remembered), events: outcome.events, counterView: outcome.counterView)
         }, completion: completion)
     }
 
@@ -74,6 +77,17 @@ enum IdempotencySteps {
         let headers = JSONValue.array(answer.headers.map { .array([.string($0.name), .string($0.value)]) })
         try transaction.run(.recordIdempotentAnswer, .text(request.profile.rawValue), .text(request.key),
                             .integer(Int64(answer.status)), .text(headers.jsonText), .text(answer.body))
+    }
+
+    /// How long `profile` remembers its keys as things stand: the window, or, while it holds
+    /// its cap of keys, the age of its oldest (a key is forgotten once the cap's worth of newer
+    /// ones came, so that is how long one lasts at the profile's recent rate). Index lookups only.
+    static func rememberedFor(_ profile: ProfileName, limits: StoreLimits, in transaction: any StoreTransaction) throws -> Duration {
+        guard let row = try transaction.firstRow(.idempotencyKeysKept, .text(profile.rawValue)),
+              let oldest = try row.optionalInt64(0), let span = try row.optionalInt64(1),
+              span >= Int64(limits.maxIdempotencyKeysPerProfile)
+        else { return limits.idempotencyWindow }
+        return min(.milliseconds(max(0, try row.int64(2) - oldest)), limits.idempotencyWindow)
     }
 
     /// Deletes up to `limit` keys older than `window`; how many went.

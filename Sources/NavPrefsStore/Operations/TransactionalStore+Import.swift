@@ -66,9 +66,11 @@ extension TransactionalStore {
         }
     }
 
-    /// The last transaction of an import: the store may be served.
+    /// The last transaction of an import: each event's place in its profile's log is counted
+    /// (for the log's bound in bytes), and the store may be served.
     public func finishImport() async throws(StoreError) {
         try await write { transaction in
+            try transaction.run(.renumberEventLog)
             try transaction.run(.deleteMarker, .text(StoreMarker.importInProgress))
             return WriteOutcome(())
         }

@@ -4,8 +4,10 @@ extension TransactionalStore {
         let limits = self.limits
         self.write(changing: write.profile, { transaction in
             let before = write.growsStorage ? try QuotaSteps.before(write.profile, limits: limits, in: transaction) : nil
-            let outcome = try write.steps(transaction, limits)
+            let watched = EventLogSteps.Watch(transaction, limits: limits)
+            let outcome = try write.steps(watched, limits)
             try QuotaSteps.check(write.profile, before: before, limits: limits, in: transaction)
+            try watched.keepBound(of: write.profile, limits: limits)
             return outcome
         }, completion: completion)
     }

@@ -97,13 +97,14 @@ extension StoreWrite where Value == PreferencesChange {
             // The precondition is on the whole set's version (a view every profile has: 0 when
             // nobody wrote to it), read under the profile's lock.
             let versions = try transaction.firstRow(.profileVersionsForUpdate, .text(profile.rawValue))
-            try Steps.checkView(precondition, against: try versions.map { Version(try $0.int64(1)) } ?? .initial)
+            let versionBefore = try versions.map { Version(try $0.int64(1)) } ?? .initial
+            try Steps.checkView(precondition, against: versionBefore)
             let creating = updates.contains { $0.stored != nil }
             var before: [PreferenceKey: PreferenceSlot] = [:]
             for slot in try Steps.readSlots(updates.map(\.key), of: profile, in: transaction) ?? [] { before[slot.key] = slot }
             let added = Set(updates.filter { $0.stored != nil && before[$0.key]?.stored == nil }.map(\.key))
             if !added.isEmpty { try PreferenceSteps.checkRoom(for: added.count, of: profile, limit: limit, in: transaction) }
-            var events: [LoggedEvent] = [], changed: [PreferenceSlot] = []
+            var events: [LoggedEvent] = [], changed: [PreferenceSlot] = [], changes: [PreferencesChange.KeyChange] = []
             for update in updates {
                 let slot = before[update.key] ?? Steps.emptySlot(update.key)
                 let merged = try update.stored.map { patch throws(StoreError) in
@@ -113,17 +114,25 @@ extension StoreWrite where Value == PreferencesChange {
                 guard let claim = try transaction.claimEventID(of: profile, creating: creating, touchingPreferences: true) else {
                     throw StoreError.preconditionFailed(current: nil)
                 }
-                let after = if let value = merged {
-                    try PreferenceSteps.store(value, under: update.key, before: slot, id: claim.eventID, of: profile, in: transaction)
+                let after: (slot: PreferenceSlot, event: LoggedEvent), kind: PreferencesChange.KeyChange.Kind
+                if let value = merged {
+                    // An object merged into the object readers saw: the change is the patch, which
+                    // may be a few bytes of a value of 64 KiB.
+                    let patched = PreferenceSteps.mergedInto(slot, patch: update.stored)
+                    after = try PreferenceSteps.store(value, under: update.key, before: slot, id: claim.eventID, patched: patched,
+                                                      of: profile, in: transaction)
+                    kind = patched.map { .merged(patch: $0.patch, from: $0.from) } ?? .set(value)
                 } else {
-                    try PreferenceSteps.remove(update.key, before: slot, id: claim.eventID, kept: kept, of: profile, in: transaction)
+                    after = try PreferenceSteps.remove(update.key, before: slot, id: claim.eventID, kept: kept, of: profile, in: transaction)
+                    kind = .removed(after.slot.source)
                 }
                 before[update.key] = after.slot
                 events.append(after.event)
                 changed.append(after.slot)
+                changes.append(PreferencesChange.KeyChange(key: update.key, kind: kind, version: Version(claim.eventID)))
             }
-            let snapshot = try PreferenceSteps.snapshot(of: profile, in: transaction)
-            return WriteOutcome(PreferencesChange(snapshot: snapshot, eventIDs: events.map(\.id), changedKeys: changed.map(\.key)),
+            let version = events.last.map { Version($0.id) } ?? versionBefore
+            return WriteOutcome(PreferencesChange(profile: profile, changes: changes, version: version),
                                 events: events, counterView: changed.isEmpty ? nil : PreferenceSteps.counterView(afterChanging: changed, of: profile))
         }
     }
@@ -143,13 +152,27 @@ enum PreferenceSteps {
         return merged
     }
 
-    /// Stores `value` under `key` with version `id` and logs the event of the key's view.
-    static func store(_ value: JSONValue, under key: PreferenceKey, before: PreferenceSlot, id: Int64, of profile: ProfileName,
-                              in transaction: any StoreTransaction) throws -> (slot: PreferenceSlot, event: LoggedEvent) {
+    /// Whether `patch` merges into what `slot` reads (an object patch into an object, RFC 7396)
+    /// rather than replacing it: then the patch and the version it applies to, which is what
+    /// such a change logs.
+    static func mergedInto(_ slot: PreferenceSlot, patch: JSONValue?) -> (patch: JSONValue, from: Version)? {
+        guard case .object? = patch, case .object? = slot.value, let patch, let from = slot.version else { return nil }
+        return (patch, from)
+    }
+
+    /// Stores `value` under `key` with version `id` and logs the event of the key's view: the
+    /// value, or the patch that made it when `patched` (``mergedInto(_:patch:)``).
+    static func store(_ value: JSONValue, under key: PreferenceKey, before: PreferenceSlot, id: Int64,
+                      patched: (patch: JSONValue, from: Version)? = nil, of profile: ProfileName,
+                      in transaction: any StoreTransaction) throws -> (slot: PreferenceSlot, event: LoggedEvent) {
         try transaction.run(.upsertPreferences, .text(profile.rawValue), .texts([key.rawValue]), .texts([value.jsonText]), .integer(id))
         let after = PreferenceSlot(key: key, stored: .init(value: value, version: Version(id)),
                                    registered: before.registered, defaultsVersion: before.defaultsVersion)
-        let event = try Steps.event(forChangeOf: after, removed: false, profile: profile, in: transaction)
+        let event = if let patched, WellKnownKey.view(of: key) == .none {
+            ChangeEvent.mergedPreference(profile, key: key, patch: patched.patch, from: patched.from, version: Version(id))
+        } else {
+            try Steps.event(forChangeOf: after, removed: false, profile: profile, in: transaction)
+        }
         return (after, try Steps.log(event, id: id, for: profile, in: transaction))
     }
 

@@ -17,16 +17,19 @@ extension TransactionalStore {
         guard let name = try? ProfileName(text) else {
             throw StoreError.corrupted(reason: "the stored profile name '\(text.prefix(80))' is not a valid name")
         }
+        let storage = try transaction.firstRow(.profileStorage, .text(name.rawValue))
+        let (quota, log) = (Int(try storage?.int64(0) ?? 0), Int(try storage?.int64(1) ?? 0))
         return ProfileSummary(name: name, createdAt: try row.int64(1), latestEventID: try row.int64(2),
-                              storageBytes: try QuotaSteps.usage(of: name, in: transaction))
+                              storageBytes: quota + log, eventLogBytes: log)
     }
 
-    /// The `limit` profiles holding the most bytes, largest first (for `/metrics`).
-    public func largestProfiles(limit: Int) async throws(StoreError) -> [(profile: ProfileName, bytes: Int)] {
+    /// The `limit` profiles holding the most bytes, largest first (for `/metrics`): every byte
+    /// each holds, and of those its event log's.
+    public func largestProfiles(limit: Int) async throws(StoreError) -> [ProfileStorage] {
         try await read(snapshot: true) { transaction in
             try transaction.rows(.profileUsages).prefix(max(0, limit)).compactMap { row in
                 guard let name = try? ProfileName(try row.text(0)) else { return nil }
-                return (name, Int(try row.int64(1)))
+                return ProfileStorage(profile: name, bytes: Int(try row.int64(1)), eventLogBytes: Int(try row.int64(2)))
             }
         }
     }
