@@ -11,21 +11,21 @@ enum FramingCheck {
 
     /// The framing, or why the request must be refused before its body is read.
     static func framing(of headers: HTTPHeaders) -> Result<Framing, RefusalReason> {
-        let hasLength = headers.contains("Content-Length")
-        let hasCoding = headers.contains("Transfer-Encoding")
+        let hasLength = headers.contains(HeaderName.contentLength)
+        let hasCoding = headers.contains(HeaderName.transferEncoding)
         guard hasLength || hasCoding else { return .success(.none) }  // most requests: no allocation
         if hasLength && hasCoding { return .failure(.init(.contentLengthWithTransferEncoding)) }
         if hasCoding {
             // libmicrohttpd decodes only a lone `chunked`; with anything else it would read the
             // body as "length unknown" and wait for a close that a keep-alive client never sends.
-            let codings = headers.values(for: "Transfer-Encoding")
+            let codings = headers.values(for: HeaderName.transferEncoding)
             guard codings.count == 1, let only = codings.first,
                   String(Substring(only).trimmingASCIISpaces()).equalsIgnoringASCIICase("chunked")
             else { return .failure(.init(.unsupportedTransferEncoding)) }
             return .success(.chunked)
         }
         // Every field, and every comma-separated member of one, must state the same length.
-        let members = headers.listMembers(for: "Content-Length", keepingEmpty: true)
+        let members = headers.listMembers(for: HeaderName.contentLength, keepingEmpty: true)
         guard let first = members.first, members.allSatisfy({ $0 == first }),
               !first.isEmpty, first.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") })
         else { return .failure(.init(.invalidContentLength)) }
@@ -35,7 +35,7 @@ enum FramingCheck {
 
     /// Whether the client waits for `100 Continue` before sending its body.
     static func expectsContinue(_ headers: HTTPHeaders) -> Bool {
-        headers["Expect"].map { String(Substring($0).trimmingASCIISpaces()).equalsIgnoringASCIICase("100-continue") } ?? false
+        headers[HeaderName.expect].map { String(Substring($0).trimmingASCIISpaces()).equalsIgnoringASCIICase("100-continue") } ?? false
     }
 }
 

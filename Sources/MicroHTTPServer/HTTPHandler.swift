@@ -137,8 +137,8 @@ extension HTTPHandler {
 
     public func response(for rejection: HTTPRejection, head: HTTPRequestHead) -> HTTPResponse {
         var headers = HTTPHeaders()
-        headers.add("Content-Type", "text/plain; charset=utf-8")
-        if let seconds = rejection.retryAfterSeconds { headers.add("Retry-After", String(seconds)) }
+        headers.add(HeaderName.contentType, "text/plain; charset=utf-8")
+        if let seconds = rejection.retryAfterSeconds { headers.add(HeaderName.retryAfter, String(seconds)) }
         return HTTPResponse(status: rejection.status, headers: headers, bytes: Array("\(rejection.kind)\n".utf8))
     }
 }

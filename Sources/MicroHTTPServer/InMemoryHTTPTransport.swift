@@ -7,7 +7,7 @@ import Synchronization
 ///
 /// ```swift
 /// let transport = InMemoryHTTPTransport(handler: api, configuration: ServerConfiguration())
-/// let response = try await transport.execute(.init(method: "GET", target: "/healthz", headers: [("Host", "localhost")]))
+/// let response = try await transport.execute(.init(method: "GET", target: "/healthz", headers: [(HeaderName.host, "localhost")]))
 /// ```
 ///
 /// What it shares with the socket server, in order:
@@ -92,8 +92,8 @@ public final class InMemoryHTTPTransport: Sendable {
         /// `Transfer-Encoding: chunked` for a stream.
         public var framedHeaders: HTTPHeaders {
             var fields = headers
-            if let contentLength { fields.add("Content-Length", String(contentLength)) }
-            if stream != nil { fields.add("Transfer-Encoding", "chunked") }
+            if let contentLength { fields.add(HeaderName.contentLength, String(contentLength)) }
+            if stream != nil { fields.add(HeaderName.transferEncoding, "chunked") }
             return fields
         }
     }
@@ -151,8 +151,8 @@ public final class InMemoryHTTPTransport: Sendable {
     public func execute(_ request: Request, timeout: Duration = .seconds(10)) async throws(Failure) -> Response {
         let receivedAt = ContinuousClock.now
         var headers = request.headers
-        if !request.body.isEmpty, !headers.contains("Content-Length"), !headers.contains("Transfer-Encoding") {
-            headers.add("Content-Length", String(request.body.count))
+        if !request.body.isEmpty, !headers.contains(HeaderName.contentLength), !headers.contains(HeaderName.transferEncoding) {
+            headers.add(HeaderName.contentLength, String(request.body.count))
         }
         let target = Array(request.target.utf8)
         let inspection = target.withUnsafeBytes {

@@ -20,12 +20,12 @@ extension NavPrefsAPI {
 
     func gate(_ head: HTTPRequestHead) -> Gate {
         // RFC 6454 §7.3: at most one Origin; with two, which one a check reads decides the answer.
-        if head.headers.count(of: "Origin") > 1 {
+        if head.headers.count(of: HeaderName.origin) > 1 {
             let error = APIError(.invalidOrigin, "A request carries at most one Origin field (RFC 6454 §7.3).")
             return .refuse(error.response(instance: head.path), route: "-")
         }
-        if !Self.hostExempt.contains(head.path), !policy.admits(host: head.headers["Host"]) {
-            let host = String((head.headers["Host"] ?? "").prefix(80))
+        if !Self.hostExempt.contains(head.path), !policy.admits(host: head.headers[HeaderName.host]) {
+            let host = String((head.headers[HeaderName.host] ?? "").prefix(80))
             let error = APIError(.hostNotAllowed, "This service does not answer to the host '\(host)'; its operator lists the names it answers to (--allowed-hosts).")
             return .refuse(error.response(instance: head.path), route: "-")
         }
@@ -37,32 +37,31 @@ extension NavPrefsAPI {
             let error = APIError(.notFound, "No resource at this path; see /openapi.yaml for the API.")
             return .refuse(error.response(instance: head.path), route: "-")
         case .methodNotAllowed(let template, let allowed)
-            where head.method == "OPTIONS" && head.headers.contains("Access-Control-Request-Method"):
+            where head.method == HTTPMethod.options.rawValue && head.headers.contains(HeaderName.accessControlRequestMethod):
             // A CORS preflight: answered for allowed origins, else like any other OPTIONS.
-            if let origin = head.headers["Origin"], cors.allows(origin) {
+            if let origin = head.headers[HeaderName.origin], cors.allows(origin) {
                 return .refuse(cors.preflight(origin: origin, methods: allowed), route: template)
             }
             let error = APIError(.methodNotAllowed, "OPTIONS is not allowed here; use \(allowed.joined(separator: ", ")).",
-                                 headers: [("Allow", allowed.joined(separator: ", "))])
+                                 headers: [(HeaderName.allow, allowed.joined(separator: ", "))])
             return .refuse(error.response(instance: head.path), route: template)
         case .methodNotAllowed(let template, let allowed):
             let error = APIError(.methodNotAllowed, "\(head.method.prefix(20)) is not allowed here; use \(allowed.joined(separator: ", ")).",
-                                 headers: [("Allow", allowed.joined(separator: ", "))])
+                                 headers: [(HeaderName.allow, allowed.joined(separator: ", "))])
             return .refuse(error.response(instance: head.path), route: template)
         case .found(let route, let parameters):
             if let refusal = foreignOriginRefusal(head) { return .refuse(refusal, route: route.template) }
             if let refusal = queryOnWriteRefusal(head) { return .refuse(refusal, route: route.template) }
             if let refusal = repeatedFieldRefusal(head) { return .refuse(refusal, route: route.template) }
-            return .pass(route, parameters: parameters, authenticator.decide(method: head.method, template: route.template,
-                                                                            parameters: route.parameterNames, values: parameters,
-                                                                            head: head))
+            return .pass(route, parameters: parameters,
+                         authenticator.decide(route.access, profile: route.profile(in: parameters), head: head))
         }
     }
 
     /// Header fields that hold one value, sent more than once: which one counts would be a
     /// guess (the first? the last?), and a proxy in front may have guessed otherwise, so the
     /// request is refused, as two `Host` fields are.
-    static let singleValueFields = ["Authorization", "Last-Event-ID", "Idempotency-Key"]
+    static let singleValueFields = [HeaderName.authorization, HeaderName.lastEventID, HeaderName.idempotencyKey]
 
     private func repeatedFieldRefusal(_ head: HTTPRequestHead) -> HTTPResponse? {
         guard let name = Self.singleValueFields.first(where: { head.headers.values(for: $0).count > 1 }) else { return nil }
@@ -72,13 +71,11 @@ extension NavPrefsAPI {
     }
 
     /// A write with query arguments: no write takes any, so `increment?by=1000` must not quietly
-    /// add 1. Reads ignore arguments they do not know (as documented in openapi.yaml).
+    /// add 1. Reads ignore arguments they do not know (as documented in openapi.yaml). Decided
+    /// by the method, not the route's declared ``Route/Effect``: a gesture's evaluation, a POST
+    /// that changes nothing, takes its arguments in its body too.
     private func queryOnWriteRefusal(_ head: HTTPRequestHead) -> HTTPResponse? {
-        switch head.method {
-        case "GET", "HEAD", "OPTIONS": return nil
-        default: break
-        }
-        guard let first = head.query.first else { return nil }
+        guard !HTTPMethod(rawValue: head.method).isSafe, let first = head.query.first else { return nil }
         let error = APIError(.invalidQuery, "\(head.method.prefix(20)) here takes no query arguments (found '\(first.name.prefix(40))'); send what the write needs in its body.")
         return error.response(instance: head.path)
     }
@@ -86,12 +83,10 @@ extension NavPrefsAPI {
     /// A write from a web page of another origin, refused unless that origin is trusted: listed
     /// in `--cors-origins`, or, once tokens protect the service (a page cannot send one it does
     /// not have), allowed by `*`. Reads are left to CORS: a foreign page cannot read the answer.
+    /// Decided by the method, as browsers decide what a page may send without asking first.
     private func foreignOriginRefusal(_ head: HTTPRequestHead) -> HTTPResponse? {
-        switch head.method {
-        case "GET", "HEAD", "OPTIONS": return nil
-        default: break
-        }
-        guard let origin = head.headers["Origin"], !RequestPolicy.isSameOrigin(origin, host: head.headers["Host"]) else { return nil }
+        guard !HTTPMethod(rawValue: head.method).isSafe, let origin = head.headers[HeaderName.origin],
+              !RequestPolicy.isSameOrigin(origin, host: head.headers[HeaderName.host]) else { return nil }
         if cors.origins.contains(origin) || (cors.origins.contains("*") && authenticator.isRequired) { return nil }
         let error = APIError(.foreignOrigin, "A write from the web page at '\(origin.prefix(80))' is refused: its origin is not one this service trusts (--cors-origins).")
         return error.response(instance: head.path)

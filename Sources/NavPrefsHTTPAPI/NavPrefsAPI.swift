@@ -49,6 +49,13 @@ public final class NavPrefsAPI: HTTPHandler {
     let requestMetrics = RequestMetrics()
     let storeErrors = StoreErrorMetrics()
     let authenticator: Authenticator
+    /// What every answer of a route or of the gate goes through, in this order, once its
+    /// status and body are decided (``finish(_:_:route:_:)``); each step says why it stands
+    /// where it does.
+    let responseSteps: [any ResponseStep]
+    /// The steps of a refusal below the router (``response(for:head:)``): the same but CORS,
+    /// since such a request is refused before its `Origin` is looked at.
+    let rejectionSteps: [any ResponseStep]
 
     /// Assembles the API over `store`; starts nothing (see ``events`` and ``authenticator``,
     /// which the service starts and stops).
@@ -65,22 +72,28 @@ public final class NavPrefsAPI: HTTPHandler {
         let authenticator = Authenticator(store: store, alwaysRequired: options.alwaysRequireTokens, streamSecret: options.streamSecret,
                                           tokensAppeared: { [hub] in hub.endStreamsOpenedWithoutToken() })
         self.authenticator = authenticator
-        router = Router(HealthRoutes(store: store, readiness: readiness).routes
-            + MetricsRoutes(requests: requestMetrics, storeErrors: storeErrors, hub: hub, store: store,
-                            profileQuotaBytes: options.profileQuotaBytes, eventLogMaxBytes: options.eventLogMaxBytes).routes
-            + CounterRoutes(store: store, cache: counterCache).routes
-            + PreferenceRoutes(store: store, limits: limits).routes
-            + DefaultsRoutes(store: store, limits: limits).routes
-            + FontRoutes(store: store).routes
-            + EventRoutes(store: store, hub: hub).routes
-            + StateRoutes(store: store).routes
-            + SessionRoutes(store: store).routes
-            + StackRoutes(write: SessionWrite(store: store)).routes
-            + SessionEditRoutes(write: SessionWrite(store: store)).routes
-            + NavigationBarRoutes(store: store, write: SessionWrite(store: store)).routes
-            + TokenRoutes(store: store, authenticator: authenticator, endStreams: { [hub] id in hub.endStreams(issuedBy: id) }).routes
-            + ProfileListRoutes(store: store).routes
-            + ConsoleRoutes().routes)
+        router = Router([
+            HealthRoutes(store: store, readiness: readiness),
+            MetricsRoutes(requests: requestMetrics, storeErrors: storeErrors, hub: hub, store: store,
+                          profileQuotaBytes: options.profileQuotaBytes, eventLogMaxBytes: options.eventLogMaxBytes),
+            CounterRoutes(store: store, cache: counterCache),
+            PreferenceRoutes(store: store, limits: limits),
+            DefaultsRoutes(store: store, limits: limits),
+            FontRoutes(store: store),
+            EventRoutes(store: store, hub: hub),
+            StateRoutes(store: store),
+            SessionRoutes(store: store),
+            StackRoutes(write: SessionWrite(store: store)),
+            SessionEditRoutes(write: SessionWrite(store: store)),
+            NavigationBarRoutes(store: store, write: SessionWrite(store: store)),
+            TokenRoutes(store: store, authenticator: authenticator, endStreams: { [hub] id in hub.endStreams(issuedBy: id) }),
+            ProfileListRoutes(store: store),
+            ConsoleRoutes(),
+        ])
+        let fields: [any ResponseStep] = [CacheControlStep(), NoSniffStep(), RequestIDStep()]
+        let accounting: [any ResponseStep] = [MetricsStep(metrics: requestMetrics), RequestLogStep(logger: logger, policy: options.policy)]
+        responseSteps = fields + [CORSStep(policy: options.cors)] + accounting
+        rejectionSteps = fields + accounting
     }
 
     /// Learns whether tokens exist, so whether requests need one (before the service listens).
@@ -186,17 +199,9 @@ public final class NavPrefsAPI: HTTPHandler {
     /// with the headers every answer carries, logged once.
     public func response(for rejection: HTTPRejection, head: HTTPRequestHead) -> HTTPResponse {
         var response = APIError(rejection).response(instance: String(head.path.prefix(200)))
-        let requestID = RequestID.take(from: head.headers)
-        CacheDirectives.apply(to: &response, request: head)
-        response.headers.add("X-Content-Type-Options", "nosniff")
-        response.headers.add("X-Request-ID", requestID)
-        let method = String(head.method.prefix(20))
-        requestMetrics.record(route: "-", method: method, status: response.status, microseconds: 0)
-        logger.info("request", [
-            "request_id": .string(requestID), "method": .string(method), "route": .string("-"),
-            "status": .integer(Int64(response.status)), "rejected": .string(rejection.kind),
-            "remote": .string(policy.clientAddress(peer: head.remoteAddress, headers: head.headers)),
-        ])
+        let context = ResponseContext(request: head, route: "-", requestID: RequestID.take(from: head.headers), microseconds: 0,
+                                      rejection: rejection.kind)
+        for step in rejectionSteps { step.apply(to: &response, context) }
         return response
     }
 
@@ -213,26 +218,12 @@ public final class NavPrefsAPI: HTTPHandler {
         return error.response(instance: request.path)
     }
 
-    /// Adds the headers every answer carries (`Cache-Control` unless the route chose one) and
-    /// logs the request.
+    /// Runs ``responseSteps`` on an answer of `route` (`-` when none matched): the fields
+    /// every answer carries, the metrics, the log line.
     func finish(_ response: HTTPResponse, _ request: HTTPRequestHead, route: String, _ requestID: String) -> HTTPResponse {
         var response = response
-        CacheDirectives.apply(to: &response, request: request)
-        response.headers.add("X-Content-Type-Options", "nosniff")
-        response.headers.add("X-Request-ID", requestID)
-        // A preflight carries its CORS headers already: twice, and browsers refuse the answer.
-        if !cors.origins.isEmpty, let origin = request.headers["Origin"], !response.headers.contains("Access-Control-Allow-Origin") {
-            cors.decorate(&response, origin: origin)
-        }
-        let elapsed = (ContinuousClock.now - request.receivedAt).components
-        let microseconds = elapsed.seconds * 1_000_000 + elapsed.attoseconds / 1_000_000_000_000
-        let method = request.method.utf8.count <= 20 ? request.method : String(request.method.prefix(20))
-        requestMetrics.record(route: route, method: method, status: response.status, microseconds: microseconds)
-        if logger.isEnabled(.info) {
-            // The client's address: behind a trusted proxy, from X-Forwarded-For.
-            logger.request(id: requestID, method: method, route: route, status: response.status, microseconds: microseconds,
-                           remote: policy.clientAddress(peer: request.remoteAddress, headers: request.headers))
-        }
+        let context = ResponseContext(answering: request, route: route, requestID: requestID)
+        for step in responseSteps { step.apply(to: &response, context) }
         return response
     }
 }
@@ -243,7 +234,7 @@ enum RequestID {
     private static let prefix = String(UInt32.random(in: 0...UInt32.max), radix: 16)
 
     static func take(from headers: HTTPHeaders) -> String {
-        if let given = headers["X-Request-ID"], !given.isEmpty, given.utf8.count <= 128,
+        if let given = headers[HeaderName.xRequestID], !given.isEmpty, given.utf8.count <= 128,
            given.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) {
             return given
         }

@@ -291,8 +291,7 @@ struct AuthAPITests {
         func verdict(_ token: String) async throws -> Int {
             let head = HTTPRequestHead(method: "GET", path: "/v1/profiles/ana/counter",
                                        headers: HTTPHeaders([("Authorization", "Bearer " + token)]), rawPath: "/v1/profiles/ana/counter")
-            let decision = authenticator.decide(method: "GET", template: "/v1/profiles/{profile}/counter",
-                                                parameters: ["profile"], values: ["ana"], head: head)
+            let decision = authenticator.decide(.profile, profile: "ana", head: head)
             switch decision {
             case .allow: return 200
             case .deny(let error): return error.type.status

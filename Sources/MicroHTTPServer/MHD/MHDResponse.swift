@@ -107,7 +107,7 @@ enum MHDResponse {
             }
         }
         if close {
-            _ = MHD_add_response_header(response, "Connection", "close")
+            _ = MHD_add_response_header(response, HeaderName.connection, "close")
         }
     }
 }

@@ -282,7 +282,7 @@ final class ServerCore: @unchecked Sendable {
         case .stream(let start):
             let socket = SuspendedStreamSocket(
                 connection: context.connection, socket: PeerInfo.of(context.connection.pointer)?.socket ?? -1,
-                chunked: context.isHTTP11 && !closing && !response.headers.contains("Connection"), sends: directSends)
+                chunked: context.isHTTP11 && !closing && !response.headers.contains(HeaderName.connection), sends: directSends)
             let stream = ResponseStream(connection: socket,
                                         maxBufferedBytes: configuration.maxBufferedStreamBytes,
                                         id: makeID(), requestCut: { [weak self] id in self?.requestCut(of: id) })

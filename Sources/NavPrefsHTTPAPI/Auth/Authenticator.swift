@@ -7,9 +7,11 @@ import Synchronization
 
 /// Who may call what. With no token in the store the API is open (the service then listens on
 /// loopback only, unless told otherwise: see `Configuration`); once a token exists, every route
-/// but health and readiness needs one: a profile token for its own profile's routes, an admin
-/// token for everything. Another profile's routes answer 404, exactly as for a profile that does
-/// not exist, so a token never learns which other profiles exist.
+/// but the ones declared ``Route/Access/public`` needs one: a profile token for its own
+/// profile's routes, an admin token for everything. What a route needs is its declaration's
+/// (``Route/access``), never a guess from its path. Another profile's routes answer 404,
+/// exactly as for a profile that does not exist, so a token never learns which other profiles
+/// exist.
 ///
 /// Tokens are looked up by the public id they carry and compared by SHA-256 in constant time.
 /// Lookups are cached for ``cacheTTL``, and the whole list is read again every ``cacheTTL``: a
@@ -19,16 +21,6 @@ import Synchronization
 /// instance, ends the open mode here within that time, and with it every stream admitted
 /// without a token (``tokensAppeared``).
 final class Authenticator: Sendable {
-    /// What a route needs.
-    enum Access: Equatable {
-        case open
-        case admin
-        /// A profile's routes: that profile's token or an admin token.
-        case profile(String)
-        /// A profile's event stream: also a stream token (EventSource sends no headers).
-        case events(String)
-    }
-
     /// Who is calling: the id of the access token that vouched for the request (directly, or
     /// through a stream token it issued); `nil` when no token was needed.
     struct Caller: Sendable, Equatable {
@@ -36,7 +28,7 @@ final class Authenticator: Sendable {
         static let anonymous = Caller(tokenID: nil)
     }
 
-    /// What ``decide(method:template:parameters:values:head:)`` concluded without waiting, or
+    /// What ``decide(_:profile:head:)`` concluded without waiting, or
     /// the check that needs the store.
     enum Decision {
         case allow(Caller)
@@ -132,20 +124,11 @@ final class Authenticator: Sendable {
         }
     }
 
-    /// The access a route needs, from its template and method.
-    static func access(method: String, template: String, profile: String) -> Access {
-        if template.hasPrefix("/v1/profiles/{profile}") {
-            return template == "/v1/profiles/{profile}/events" && (method == "GET" || method == "HEAD") ? .events(profile) : .profile(profile)
-        }
-        // The list of profiles too: names would tell a profile token which other profiles exist.
-        if template.hasPrefix("/v1/admin/") || template == "/metrics" || template == "/v1/profiles" { return .admin }
-        return .open
-    }
-
-    func decide(method: String, template: String, parameters: [String], values: [String], head: HTTPRequestHead) -> Decision {
-        let profile = parameters.firstIndex(of: "profile").map { values[$0] } ?? ""
-        let access = Self.access(method: method, template: template, profile: profile)
-        guard access != .open else { return .allow(.anonymous) }
+    /// Decides whether the request `head` may call a route that declares `access`, about
+    /// `profile` (the route's `{profile}` value, for ``Route/Access/profile`` and
+    /// ``Route/Access/profileStream``).
+    func decide(_ access: Route.Access, profile: String, head: HTTPRequestHead) -> Decision {
+        guard access != .public else { return .allow(.anonymous) }
         let bearer = Self.bearerToken(head.headers)
         // Open (no token known): a request without a token passes; one with a token is looked
         // up, since the token may have been made elsewhere since the last look (the command
@@ -158,7 +141,7 @@ final class Authenticator: Sendable {
             }
             let now = ContinuousClock.now
             if let cached = state.withLock({ $0.tokens[id] }), now - cached.fetched < Self.cacheTTL {
-                return Self.judge(bearer, cached.record, access).map(Decision.deny) ?? .allow(Caller(tokenID: id))
+                return Self.judge(bearer, cached.record, access, profile).map(Decision.deny) ?? .allow(Caller(tokenID: id))
             }
             return .check { [self] () async throws(StoreError) -> Verdict in
                 let record = try await store.token(id: id)
@@ -173,10 +156,10 @@ final class Authenticator: Sendable {
                 } else if !isRequired {
                     return .allow(.anonymous)
                 }
-                return Self.judge(bearer, record, access).map(Verdict.deny) ?? .allow(Caller(tokenID: id))
+                return Self.judge(bearer, record, access, profile).map(Verdict.deny) ?? .allow(Caller(tokenID: id))
             }
         }
-        if case .events(let profile) = access, let token = Self.streamToken(head) {
+        if access == .profileStream, let token = Self.streamToken(head) {
             return .check { [self] () async throws(StoreError) -> Verdict in
                 let key = try await streamKey()
                 guard let grant = StreamToken.grant(of: token, key: key, now: Int64(Date().timeIntervalSince1970)) else {
@@ -194,7 +177,7 @@ final class Authenticator: Sendable {
             }
         }
         return .deny(APIError(.unauthorized, "This route needs a token: send Authorization: Bearer <token>.",
-                              headers: [("WWW-Authenticate", #"Bearer realm="navprefs""#)]))
+                              headers: [(HeaderName.wwwAuthenticate, #"Bearer realm="navprefs""#)]))
     }
 
     /// Whether the token `id` exists (cached for ``cacheTTL``, like every lookup).
@@ -207,14 +190,14 @@ final class Authenticator: Sendable {
         return record != nil
     }
 
-    /// `nil` if `token` is `record`'s and its scope covers `access`; else the answer.
-    private static func judge(_ token: String, _ record: TokenRecord?, _ access: Access) -> APIError? {
+    /// `nil` if `token` is `record`'s and its scope covers `access` to `profile`; else the answer.
+    private static func judge(_ token: String, _ record: TokenRecord?, _ access: Route.Access, _ profile: String) -> APIError? {
         guard let record, AccessToken.matches(token, record) else { return invalidToken() }
         guard let own = record.profile else { return nil }  // admin
         switch access {
-        case .open: return nil
+        case .public: return nil
         case .admin: return APIError(.forbidden, "This route needs an admin token; a profile token cannot use it.")
-        case .profile(let profile), .events(let profile):
+        case .profile, .profileStream:
             return own.rawValue == profile ? nil : notVisible(profile)
         }
     }
@@ -227,12 +210,12 @@ final class Authenticator: Sendable {
     /// An `Authorization` field that does not read `Bearer <token>` (a token sent bare, `Basic`).
     private static func notBearer() -> APIError {
         APIError(.unauthorized, "The Authorization field must read 'Bearer <token>': send 'Authorization: Bearer npt_...'.",
-                 headers: [("WWW-Authenticate", #"Bearer realm="navprefs", error="invalid_token""#)])
+                 headers: [(HeaderName.wwwAuthenticate, #"Bearer realm="navprefs", error="invalid_token""#)])
     }
 
     private static func invalidToken() -> APIError {
         APIError(.unauthorized, "The token is not valid: unknown, revoked, expired or malformed.",
-                 headers: [("WWW-Authenticate", #"Bearer realm="navprefs", error="invalid_token""#)])
+                 headers: [(HeaderName.wwwAuthenticate, #"Bearer realm="navprefs", error="invalid_token""#)])
     }
 
     // MARK: Tokens made and revoked through this instance
@@ -268,7 +251,7 @@ final class Authenticator: Sendable {
     // MARK: Credentials of a request
 
     static func bearerToken(_ headers: HTTPHeaders) -> String? {
-        guard let value = headers["Authorization"] else { return nil }
+        guard let value = headers[HeaderName.authorization] else { return nil }
         let parts = value.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
         guard parts.count == 2, parts[0].lowercased() == "bearer" else { return "" }  // present but unusable: invalid
         return parts[1].trimmingCharacters(in: .whitespaces)
@@ -277,7 +260,7 @@ final class Authenticator: Sendable {
     /// A stream token from the `access_token` query argument or the `navprefs_stream` cookie.
     static func streamToken(_ head: HTTPRequestHead) -> String? {
         if let token = head.queryValue("access_token"), !token.isEmpty { return token }
-        guard let cookies = head.headers["Cookie"] else { return nil }
+        guard let cookies = head.headers[HeaderName.cookie] else { return nil }
         for cookie in cookies.split(separator: ";") {
             let pair = cookie.trimmingCharacters(in: .whitespaces).split(separator: "=", maxSplits: 1)
             if pair.count == 2, pair[0] == streamCookie { return String(pair[1]) }

@@ -19,7 +19,7 @@ import NavPrefsStore
 /// so that whoever merely reaches the port (another local user, a page that got past the Host
 /// and Origin checks) cannot make the only admin token and lock the owner out. From then on
 /// only an admin token may use `/v1/admin`.
-struct TokenRoutes {
+struct TokenRoutes: RouteCollection {
     let store: any Store
     let authenticator: Authenticator
     /// Ends the event streams a revoked token opened (on this instance; others notice within
@@ -28,10 +28,10 @@ struct TokenRoutes {
 
     var routes: [Route] {
         [
-            Route("POST", "/v1/admin/tokens", create),
-            Route("GET", "/v1/admin/tokens", list),
-            Route("DELETE", "/v1/admin/tokens/{id}", revoke),
-            Route("POST", "/v1/profiles/{profile}/events/token", streamToken),
+            Route(.post, "/v1/admin/tokens", .admin, .writes, create),
+            Route(.get, "/v1/admin/tokens", .admin, .reads, list),
+            Route(.delete, "/v1/admin/tokens/{id}", .admin, .writes, revoke),
+            Route(.post, "/v1/profiles/{profile}/events/token", .profile, .writes, streamToken),
         ]
     }
 
@@ -74,7 +74,7 @@ struct TokenRoutes {
             body.add("token", made.token)
             var response = JSONResponse.make(body, version: nil)
             response.status = 201
-            response.headers.add("Cache-Control", "no-store")
+            response.headers.add(HeaderName.cacheControl, "no-store")
             return response
         }
     }
@@ -117,10 +117,10 @@ struct TokenRoutes {
             body.add("expiresAt", AccessToken.timestamp(milliseconds: expiry * 1000))
             var response = JSONResponse.make(body, version: nil)
             response.status = 201
-            response.headers.add("Cache-Control", "no-store")
+            response.headers.add(HeaderName.cacheControl, "no-store")
             let path = "/v1/profiles/" + (profile.rawValue.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? "") + "/events"
             // Secure when the client reached a trusted proxy over TLS: the cookie never goes out in clear.
-            response.headers.add("Set-Cookie", "\(Authenticator.streamCookie)=\(token); Path=\(path); Max-Age=\(StreamToken.lifetimeSeconds); HttpOnly; SameSite=Strict"
+            response.headers.add(HeaderName.setCookie, "\(Authenticator.streamCookie)=\(token); Path=\(path); Max-Age=\(StreamToken.lifetimeSeconds); HttpOnly; SameSite=Strict"
                                  + (secure ? "; Secure" : ""))
             return response
         }

@@ -34,11 +34,11 @@ extension APIError {
         case .profileNotFound(let profile):
             self.init(.profileNotFound, "Profile '\(profile)' has never been written to.")
         case .preconditionFailed(let current?):
-            let detail = ETag.failedCondition(in: headers) == "If-None-Match"
+            let detail = ETag.failedCondition(in: headers) == HeaderName.ifNoneMatch
                 ? "If-None-Match: the resource exists, at version \(ETag.format(current)), which the condition excludes."
                 : "If-Match does not match the current version \(ETag.format(current))."
             self.init(.preconditionFailed, detail,
-                      extensions: ["currentVersion": .integer(current.rawValue)], headers: [("ETag", ETag.format(current))])
+                      extensions: ["currentVersion": .integer(current.rawValue)], headers: [(HeaderName.eTag, ETag.format(current))])
         case .preconditionFailed(nil):
             self.init(.preconditionFailed, "\(ETag.failedCondition(in: headers)) requires an existing resource, and this one does not exist.")
         case .counter(.outOfRange(let current, let operation)):
@@ -68,11 +68,11 @@ extension APIError {
             self.init(error)
         case .unavailable:
             self.init(.storageUnavailable, "The store cannot serve this request now; retry shortly.",
-                      headers: [("Retry-After", "1")])
+                      headers: [(HeaderName.retryAfter, "1")])
             logDetail = error.description
             storeErrorKind = "unavailable"
         case .closed:
-            self.init(.shuttingDown, "The server is shutting down; retry on another instance.", headers: [("Retry-After", "1")])
+            self.init(.shuttingDown, "The server is shutting down; retry on another instance.", headers: [(HeaderName.retryAfter, "1")])
             storeErrorKind = "closed"
         case .corrupted:
             // Damaged data is no bug of this request: 503, and the instance leaves service
@@ -113,9 +113,9 @@ extension APIError {
             self.init(.headersTooLarge, "The request line and header fields are limited to \(limit) bytes.",
                       extensions: ["limit": .integer(Int64(limit))])
         case .bodyBufferFull:
-            self.init(.serverBusy, "The server holds as many request bodies as it may; retry shortly.", headers: [("Retry-After", "1")])
+            self.init(.serverBusy, "The server holds as many request bodies as it may; retry shortly.", headers: [(HeaderName.retryAfter, "1")])
         case .shuttingDown:
-            self.init(.shuttingDown, "The server is shutting down; retry on another instance.", headers: [("Retry-After", "1")])
+            self.init(.shuttingDown, "The server is shutting down; retry on another instance.", headers: [(HeaderName.retryAfter, "1")])
         case .invalidHost:
             self.init(.invalidHost, "A request carries exactly one Host field (HTTP/1.0 may carry none), naming a host and optionally a port; RFC 9112 §3.2.")
         case .malformedChunkedBody:
@@ -135,7 +135,7 @@ extension APIError {
         body.add("instance", instance)
         for member in extensions { body.add(member.key, member.value) }
         var responseHeaders = HTTPHeaders()
-        responseHeaders.add("Content-Type", "application/problem+json")
+        responseHeaders.add(HeaderName.contentType, "application/problem+json")
         for (name, value) in headers { responseHeaders.add(name, value) }
         return HTTPResponse(status: type.status, headers: responseHeaders, bytes: Array((body.json + "\n").utf8))
     }

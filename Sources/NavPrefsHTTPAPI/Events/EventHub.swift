@@ -108,16 +108,16 @@ final class EventHub: Sendable {
         let outcome: Result<Subscriber, APIError> = registry.withLock { registry in
             if registry.closed {
                 return .failure(APIError(.shuttingDown, "The server is shutting down; reconnect to another instance.",
-                                         headers: [("Retry-After", "1")]))
+                                         headers: [(HeaderName.retryAfter, "1")]))
             }
             guard registry.count < limits.maxSubscribers else {
                 return .failure(APIError(.tooManySubscribers, "The server holds its maximum of \(limits.maxSubscribers) event streams.",
-                                         headers: [("Retry-After", "5")]))
+                                         headers: [(HeaderName.retryAfter, "5")]))
             }
             guard registry.perKey[limitKey, default: 0] < limits.maxSubscribersPerAddress else {
                 return .failure(APIError(.tooManyStreamsFromClient,
                                          "\(holder) already holds \(limits.maxSubscribersPerAddress) event streams; close one first.",
-                                         headers: [("Retry-After", "5")]))
+                                         headers: [(HeaderName.retryAfter, "5")]))
             }
             registry.nextID += 1
             let subscriber = Subscriber(id: registry.nextID, profile: profile, limitKey: limitKey, issuer: issuer, filter: filter,

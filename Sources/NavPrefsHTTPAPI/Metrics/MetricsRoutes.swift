@@ -15,7 +15,7 @@ final class StoreErrorMetrics: Sendable {
 /// `GET /metrics` in Prometheus' text format: requests by route template, method and status,
 /// latency per route, requests in flight, event streams and events sent, store errors, the
 /// process (memory, CPU, file descriptors, start time) and `navprefs_build_info`.
-struct MetricsRoutes {
+struct MetricsRoutes: RouteCollection {
     let requests: RequestMetrics
     let storeErrors: StoreErrorMetrics
     let hub: EventHub
@@ -26,7 +26,7 @@ struct MetricsRoutes {
     let eventLogMaxBytes: Int
 
     var routes: [Route] {
-        [Route("GET", "/metrics") { _ throws(APIError) in
+        [Route(.get, "/metrics", .admin, .reads) { _ throws(APIError) in
             .deferred { [self] () async throws(StoreError) -> HTTPResponse in
                 // Storage per profile needs the store; the rest is served even while it is down.
                 render(largest: (try? await store.largestProfiles(limit: 10)) ?? [], scrapesInFlight: 1)
@@ -99,8 +99,8 @@ struct MetricsRoutes {
         out.sample("navprefs_build_info", ["version": BuildInfo.version, "swift": BuildInfo.swiftVersion], 1)
 
         var headers = HTTPHeaders()
-        headers.add("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
-        headers.add("Cache-Control", "no-store")
+        headers.add(HeaderName.contentType, "text/plain; version=0.0.4; charset=utf-8")
+        headers.add(HeaderName.cacheControl, "no-store")
         return HTTPResponse(status: 200, headers: headers, bytes: Array(out.text.utf8))
     }
 }

@@ -12,7 +12,7 @@ import NavPrefsConsole
 /// that lets a page load only this server's own files and talk only to this server: no inline
 /// script or style, no other origin. Files revalidate by ETag (`Cache-Control: no-cache`), so a
 /// new binary's console shows at the next load and an unchanged file costs one 304.
-struct ConsoleRoutes {
+struct ConsoleRoutes: RouteCollection {
     /// What every console page may do: its own scripts, styles and images, requests to its own origin.
     static let policy = policy(images: "'self'")
     /// The API reference page's: Swagger UI's own stylesheet draws its icons as `data:` images.
@@ -25,15 +25,15 @@ struct ConsoleRoutes {
 
     var routes: [Route] {
         [
-            Route("GET", "/") { request throws(APIError) in try Self.serve("console/index.html", request) },
-            Route("GET", "/console/{file}") { request throws(APIError) in
+            Route(.get, "/", .public, .reads) { request throws(APIError) in try Self.serve("console/index.html", request) },
+            Route(.get, "/console/{file}", .public, .reads) { request throws(APIError) in
                 try Self.serve("console/" + request.parameter("file"), request)
             },
-            Route("GET", "/console/vendor/swagger-ui/{file}") { request throws(APIError) in
+            Route(.get, "/console/vendor/swagger-ui/{file}", .public, .reads) { request throws(APIError) in
                 try Self.serve("console/vendor/swagger-ui/" + request.parameter("file"), request)
             },
-            Route("GET", "/openapi.yaml") { request throws(APIError) in try Self.serve("openapi.yaml", request) },
-            Route("GET", "/openapi.json") { request throws(APIError) in try Self.serve("openapi.json", request) },
+            Route(.get, "/openapi.yaml", .public, .reads) { request throws(APIError) in try Self.serve("openapi.yaml", request) },
+            Route(.get, "/openapi.json", .public, .reads) { request throws(APIError) in try Self.serve("openapi.json", request) },
         ]
     }
 
@@ -43,26 +43,26 @@ struct ConsoleRoutes {
             throw APIError(.notFound, "The console has no file at this path; its home page is /.")
         }
         var headers = HTTPHeaders(reservingCapacity: 8)
-        headers.add("ETag", etag)
-        headers.add("Cache-Control", "no-cache")
-        headers.add("Content-Security-Policy", key == "console/api.html" ? apiReferencePolicy : policy)
+        headers.add(HeaderName.eTag, etag)
+        headers.add(HeaderName.cacheControl, "no-cache")
+        headers.add(HeaderName.contentSecurityPolicy, key == "console/api.html" ? apiReferencePolicy : policy)
         // Not no-referrer: browsers then send `Origin: null` with a page's own writes, which an
         // Origin check must refuse.
-        headers.add("Referrer-Policy", "same-origin")
+        headers.add(HeaderName.referrerPolicy, "same-origin")
         if notModified(request.http.headers, etag) {
             return .immediate(.notModified(headers: headers, representationLength: ConsoleFiles.size(key)))
         }
         guard let file = ConsoleFiles.file(key) else {
             throw APIError(.notFound, "The console has no file at this path; its home page is /.")
         }
-        headers.add("Content-Type", file.contentType)
+        headers.add(HeaderName.contentType, file.contentType)
         return .immediate(HTTPResponse(status: 200, headers: headers, bytes: file.bytes))
     }
 
     /// Whether `If-None-Match` names `etag` (weak comparison, RFC 9110 §13.1.2) or is `*`.
     static func notModified(_ headers: HTTPHeaders, _ etag: String) -> Bool {
-        guard headers.contains("If-None-Match") else { return false }
-        return headers.listMembers(for: "If-None-Match").contains { member in
+        guard headers.contains(HeaderName.ifNoneMatch) else { return false }
+        return headers.listMembers(for: HeaderName.ifNoneMatch).contains { member in
             member == "*" || (member.hasPrefix("W/") ? member.dropFirst(2) : member) == etag
         }
     }

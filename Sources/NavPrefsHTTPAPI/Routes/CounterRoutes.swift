@@ -5,7 +5,7 @@ import NavPrefsStore
 
 /// The seed's counter (`numIndex`), semantics C-1..C-8:
 /// `GET`/`PUT /v1/profiles/{profile}/counter` and `POST .../counter/increment|decrement|reset`.
-struct CounterRoutes {
+struct CounterRoutes: RouteCollection {
     let store: any Store
     /// Answers hot reads from memory when the store keeps counters there (SQLite).
     let cache: (any CounterCacheReading)?
@@ -16,18 +16,18 @@ struct CounterRoutes {
 
     var routes: [Route] {
         [
-            Route("GET", Self.resource, read),
-            Route("PUT", Self.resource) { request throws(APIError) in
+            Route(.get, Self.resource, .profile, .reads, read),
+            Route(.put, Self.resource, .profile, .writes) { request throws(APIError) in
                 let body = try JSONBody.object(of: request.http, allowed: ["value"], required: true) ?? [:]
                 return try write(.set(try body.requireInt64("value")), request)
             },
-            Route("POST", Self.resource + "/increment") { request throws(APIError) in
+            Route(.post, Self.resource + "/increment", .profile, .writes) { request throws(APIError) in
                 try write(.increment(try step(of: request)), request)
             },
-            Route("POST", Self.resource + "/decrement") { request throws(APIError) in
+            Route(.post, Self.resource + "/decrement", .profile, .writes) { request throws(APIError) in
                 try write(.decrement(try step(of: request)), request)
             },
-            Route("POST", Self.resource + "/reset") { request throws(APIError) in
+            Route(.post, Self.resource + "/reset", .profile, .writes) { request throws(APIError) in
                 _ = try JSONBody.object(of: request.http, allowed: [], required: false)
                 return try write(.reset, request)
             },
@@ -51,11 +51,11 @@ struct CounterRoutes {
     /// If-None-Match already has that version.
     private static func read(_ representation: CounterRepresentations.Representation, request: HTTPRequest) -> HTTPResponse {
         var headers = HTTPHeaders(reservingCapacity: 6)  // with the ones NavPrefsAPI.finish adds
-        headers.add("ETag", representation.etag)
+        headers.add(HeaderName.eTag, representation.etag)
         if ETag.noneMatchHits(request.headers, representation.version) {
             return .notModified(headers: headers, representationLength: representation.body.count)
         }
-        headers.add("Content-Type", "application/json")
+        headers.add(HeaderName.contentType, "application/json")
         return HTTPResponse(status: 200, headers: headers, bytes: representation.body)
     }
 
@@ -81,7 +81,7 @@ struct CounterRoutes {
     /// with the version as ETag; 304 when If-None-Match already has it.
     static func response(for state: CounterState, request: HTTPRequest? = nil, eventID: Int64? = nil) -> HTTPResponse {
         var headers = HTTPHeaders(reservingCapacity: 6)  // with the ones NavPrefsAPI.finish adds
-        headers.add("ETag", ETag.format(state.version))
+        headers.add(HeaderName.eTag, ETag.format(state.version))
         // Fixed shape, written directly: this is the hot read path. Profile names need no escaping.
         let value = state.counter.value
         var body = "{\"profile\":\"\(state.profile.rawValue)\",\"value\":\(value),\"stringValue\":\"\(value)\",\"version\":\(state.version.rawValue)"
@@ -90,7 +90,7 @@ struct CounterRoutes {
         if let request, ETag.noneMatchHits(request.headers, state.version) {
             return .notModified(headers: headers, representationLength: body.utf8.count)
         }
-        headers.add("Content-Type", "application/json")
+        headers.add(HeaderName.contentType, "application/json")
         return HTTPResponse(status: 200, headers: headers, bytes: Array(body.utf8))
     }
 }

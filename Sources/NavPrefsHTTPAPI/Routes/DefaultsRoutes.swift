@@ -11,7 +11,7 @@ import NavPrefsStore
 /// Unlike UserDefaults' registration domain, which lives in memory and is re-registered at every
 /// launch, these are stored with the profile: a service has no launch to re-register at, and
 /// every client of a profile must see the same fallbacks.
-struct DefaultsRoutes {
+struct DefaultsRoutes: RouteCollection {
     let store: any Store
     let limits: PreferenceLimits
 
@@ -19,9 +19,9 @@ struct DefaultsRoutes {
 
     var routes: [Route] {
         [
-            Route("GET", Self.resource, read),
-            Route("PUT", Self.resource, maxBodyBytes: Route.largeBody) { request throws(APIError) in try write(request, merging: false) },
-            Route("PATCH", Self.resource, maxBodyBytes: Route.largeBody) { request throws(APIError) in try write(request, merging: true) },
+            Route(.get, Self.resource, .profile, .reads, read),
+            Route(.put, Self.resource, .profile, .writes, maxBodyBytes: Route.largeBody) { request throws(APIError) in try write(request, merging: false) },
+            Route(.patch, Self.resource, .profile, .writes, maxBodyBytes: Route.largeBody) { request throws(APIError) in try write(request, merging: true) },
         ]
     }
 

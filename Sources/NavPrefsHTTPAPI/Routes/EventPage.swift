@@ -23,9 +23,9 @@ enum EventPage {
     /// Whether `request` asks for JSON rather than the stream: its `Accept` names
     /// `application/json` with a quality above 0 and above `text/event-stream`'s.
     static func isWanted(_ request: HTTPRequest) -> Bool {
-        guard request.headers.contains("Accept") else { return false }  // the usual case: EventSource, curl
+        guard request.headers.contains(HeaderName.accept) else { return false }  // the usual case: EventSource, curl
         var json = 0.0, stream = 0.0
-        for member in request.headers.listMembers(for: "Accept") {
+        for member in request.headers.listMembers(for: HeaderName.accept) {
             let parts = member.split(separator: ";").map { $0.trimmingASCIISpaces().lowercased() }
             let quality = parts.dropFirst().first { $0.hasPrefix("q=") }.flatMap { Double($0.dropFirst(2)) } ?? 1
             switch parts.first {
@@ -98,7 +98,7 @@ enum EventPage {
             body.addNull("reset")
         }
         var response = JSONResponse.make(body, version: nil)
-        response.headers.add("Cache-Control", "no-cache")
+        response.headers.add(HeaderName.cacheControl, "no-cache")
         return response
     }
 }

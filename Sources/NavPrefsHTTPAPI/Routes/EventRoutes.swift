@@ -10,13 +10,13 @@ import NavPrefsStore
 /// longer continue gets an explicit `reset` event. Without one it starts from now, after an
 /// `id:` line holding the newest id, so a reconnect resumes from there. Asked for as JSON
 /// (`Accept: application/json`), it answers a page of the log instead (``EventPage``).
-struct EventRoutes {
+struct EventRoutes: RouteCollection {
     let store: any Store
     let hub: EventHub
 
     static let resource = "/v1/profiles/{profile}/events"
 
-    var routes: [Route] { [Route("GET", Self.resource, subscribe)] }
+    var routes: [Route] { [Route(.get, Self.resource, .profileStream, .reads, subscribe)] }
 
     private func subscribe(_ request: APIRequest) throws(APIError) -> APIResult {
         let profile = try request.profile()
@@ -32,7 +32,7 @@ struct EventRoutes {
         // HEAD: the stream's headers, and no stream (nothing registered, nothing replayed).
         if request.http.method == "HEAD" { return .immediate(HTTPResponse(status: 200, headers: Self.streamHeaders, body: .stream { _ in })) }
         // A field value's surrounding spaces and tabs are not part of it (RFC 9110 §5.5): `3 ` is 3.
-        let lastEventID = request.http.headers["Last-Event-ID"].map(Self.withoutSurroundingWhitespace)
+        let lastEventID = request.http.headers[HeaderName.lastEventID].map(Self.withoutSurroundingWhitespace)
             ?? request.http.queryValue("last_event_id")
         let subscriber = try hub.register(profile: profile, client: request.client, issuer: request.caller.tokenID, filter: filter)
         let store = self.store, hub = self.hub
@@ -54,9 +54,9 @@ struct EventRoutes {
 
     static var streamHeaders: HTTPHeaders {
         var headers = HTTPHeaders(reservingCapacity: 8)
-        headers.add("Content-Type", "text/event-stream")
-        headers.add("Cache-Control", "no-cache")
-        headers.add("X-Accel-Buffering", "no")  // nginx would otherwise buffer the stream
+        headers.add(HeaderName.contentType, "text/event-stream")
+        headers.add(HeaderName.cacheControl, "no-cache")
+        headers.add(HeaderName.xAccelBuffering, "no")  // nginx would otherwise buffer the stream
         return headers
     }
 

@@ -6,15 +6,15 @@ import NavPrefsStore
 /// The font settings of seed 001, semantics F-1..F-7: `GET`/`PUT /v1/profiles/{profile}/font`.
 /// A typed view over the `sliderValuekey` and `fontSizekey` preferences; every accepted change
 /// logs exactly one `refresh` event (the seed's `doRefreshNotification`).
-struct FontRoutes {
+struct FontRoutes: RouteCollection {
     let store: any Store
 
     static let resource = "/v1/profiles/{profile}/font"
 
     var routes: [Route] {
         [
-            Route("GET", Self.resource, read),
-            Route("PUT", Self.resource, write),
+            Route(.get, Self.resource, .profile, .reads, read),
+            Route(.put, Self.resource, .profile, .writes, write),
         ]
     }
 

@@ -36,19 +36,19 @@ final class Readiness: Sendable {
 /// out of the load balancer helps nobody, and while PostgreSQL fails over an instance still
 /// answers what it can (liveness, cached reads) and each failed call says 503 itself. A probe
 /// that flapped with the database would have orchestrators restart healthy processes.
-struct HealthRoutes {
+struct HealthRoutes: RouteCollection {
     let store: any Store
     let readiness: Readiness
 
     var routes: [Route] {
         [
-            Route("GET", "/healthz") { _ throws(APIError) in .immediate(Self.status("ok")) },
-            Route("GET", "/readyz") { _ throws(APIError) in try ready() },
+            Route(.get, "/healthz", .public, .reads) { _ throws(APIError) in .immediate(Self.status("ok")) },
+            Route(.get, "/readyz", .public, .reads) { _ throws(APIError) in try ready() },
         ]
     }
 
     private static let shuttingDown = APIError(.shuttingDown, "The server is shutting down; send requests to another instance.",
-                                               headers: [("Retry-After", "1")])
+                                               headers: [(HeaderName.retryAfter, "1")])
 
     private func ready() throws(APIError) -> APIResult {
         guard !readiness.isShuttingDown else { throw Self.shuttingDown }
@@ -74,8 +74,8 @@ struct HealthRoutes {
 
     private static func status(_ text: String) -> HTTPResponse {
         var headers = HTTPHeaders()
-        headers.add("Content-Type", "application/json")
-        headers.add("Cache-Control", "no-store")
+        headers.add(HeaderName.contentType, "application/json")
+        headers.add(HeaderName.cacheControl, "no-store")
         return HTTPResponse(status: 200, headers: headers, bytes: Array("{\"status\":\"\(text)\"}\n".utf8))
     }
 }

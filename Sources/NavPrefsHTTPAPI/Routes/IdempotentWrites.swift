@@ -6,7 +6,7 @@ import NavPrefsStore
 /// Runs the writes of the routes, under the request's `Idempotency-Key` when it sends one
 /// (draft-ietf-httpapi-idempotency-key-header).
 ///
-/// Without the header a write runs as it always did (``Store/perform(_:)``): the hot path pays
+/// Without the header a write is only the write (``Store/perform(_:)``): the hot path pays
 /// one header lookup. With it, the store claims the key, runs the write and records the answer
 /// this route renders, all in the write's transaction
 /// (``Store/perform(_:remembering:answer:)``): a retry within the window gets that answer again
@@ -15,11 +15,6 @@ import NavPrefsStore
 /// the access token that sent it (none in the open mode); a retry is "the same request" when its
 /// method, path, query, `If-Match`, `If-None-Match` and body are.
 enum IdempotentWrites {
-    static let header = "Idempotency-Key"
-    /// On the answer of a keyed write that ran: the seconds the profile remembers its keys as
-    /// things stand (the window, or less while its keyed writes fill its cap faster).
-    static let windowHeader = "Idempotency-Window"
-
     /// Runs `write` for `request`, answering with `answer` of its value.
     /// - Throws: 400 `invalid-idempotency-key` for a key that is empty, too long or not printable ASCII.
     static func run<Value: Sendable>(_ request: APIRequest, profile: ProfileName, store: any Store, _ write: StoreWrite<Value>,
@@ -39,11 +34,13 @@ enum IdempotentWrites {
                         var response = response(answer)
                         // How long a retry will find this key, as things stand (not recorded:
                         // a replay says nothing about the profile's rate now).
-                        response.headers.add(windowHeader, String(remembered.components.seconds))
+                        // The seconds the profile remembers its keys as things stand (the
+                        // window, or less while its keyed writes fill its cap faster).
+                        response.headers.add(HeaderName.idempotencyWindow, String(remembered.components.seconds))
                         return response
                     case .replayed(let answer):
                         var response = response(answer)
-                        response.headers.add("Idempotent-Replayed", "true")
+                        response.headers.add(HeaderName.idempotentReplayed, "true")
                         return response
                     case .keyReused:
                         return APIError(.idempotencyKeyReused,
@@ -58,7 +55,7 @@ enum IdempotentWrites {
     /// The key, if the request sends one: 1 to 255 visible ASCII characters but `"` (no
     /// spaces), optionally as a quoted string (the draft's Structured Field form, `"abc"`).
     static func key(of request: HTTPRequest) throws(APIError) -> String? {
-        guard let value = request.headers[header] else { return nil }
+        guard let value = request.headers[HeaderName.idempotencyKey] else { return nil }
         var key = Substring(value)
         if key.count >= 2, key.first == "\"", key.last == "\"" { key = key.dropFirst().dropLast() }
         guard !key.isEmpty, key.utf8.count <= 255, key.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") }) else {
@@ -73,7 +70,7 @@ enum IdempotentWrites {
     static func fingerprint(of request: HTTPRequest) -> String {
         var text = request.method + "\n" + request.rawPath + "\n"
         text += request.query.map { $0.name + ($0.value.map { "=" + $0 } ?? "") }.joined(separator: "&") + "\n"
-        text += (request.headers["If-Match"] ?? "") + "\n" + (request.headers["If-None-Match"] ?? "") + "\n"
+        text += (request.headers[HeaderName.ifMatch] ?? "") + "\n" + (request.headers[HeaderName.ifNoneMatch] ?? "") + "\n"
         text += String(decoding: request.body, as: UTF8.self)
         return Crypto.sha256Hex(text)
     }

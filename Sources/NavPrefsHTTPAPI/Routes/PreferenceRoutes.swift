@@ -11,7 +11,7 @@ import NavPrefsStore
 ///
 /// A profile nobody wrote to reads as a fresh suite. Keys are any text Foundation accepts but
 /// the empty one and NUL, percent-encoded in the path.
-struct PreferenceRoutes {
+struct PreferenceRoutes: RouteCollection {
     let store: any Store
     let limits: PreferenceLimits
 
@@ -20,11 +20,11 @@ struct PreferenceRoutes {
 
     var routes: [Route] {
         [
-            Route("GET", Self.collection, list),
-            Route("PATCH", Self.collection, maxBodyBytes: Route.largeBody, patch),
-            Route("GET", Self.item, read),
-            Route("PUT", Self.item, maxBodyBytes: 80 << 10, write),
-            Route("DELETE", Self.item, remove),
+            Route(.get, Self.collection, .profile, .reads, list),
+            Route(.patch, Self.collection, .profile, .writes, maxBodyBytes: Route.largeBody, patch),
+            Route(.get, Self.item, .profile, .reads, read),
+            Route(.put, Self.item, .profile, .writes, maxBodyBytes: 80 << 10, write),
+            Route(.delete, Self.item, .profile, .writes, remove),
         ]
     }
 
@@ -280,12 +280,12 @@ enum JSONResponse {
     static func make(json: String, version: Version?, request: HTTPRequest? = nil) -> HTTPResponse {
         var headers = HTTPHeaders(reservingCapacity: 6)  // with the ones NavPrefsAPI.finish adds
         if let version {
-            headers.add("ETag", ETag.format(version))
+            headers.add(HeaderName.eTag, ETag.format(version))
             if let request, ETag.noneMatchHits(request.headers, version) {
                 return .notModified(headers: headers, representationLength: json.utf8.count + 1)  // the 200's, "\n" included
             }
         }
-        headers.add("Content-Type", "application/json")
+        headers.add(HeaderName.contentType, "application/json")
         return HTTPResponse(status: 200, headers: headers, bytes: Array((json + "\n").utf8))
     }
 }

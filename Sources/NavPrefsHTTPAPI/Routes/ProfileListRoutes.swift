@@ -6,14 +6,14 @@ import NavPrefsStore
 /// admin page). Names in byte order, `limit` per page (100 by default, at most 1000), and `next`
 /// naming the `after` of the following page, `null` on the last. A profile token cannot use it
 /// (403): listing names would tell a token which other profiles exist.
-struct ProfileListRoutes {
+struct ProfileListRoutes: RouteCollection {
     static let defaultLimit = 100
     static let maxLimit = 1_000
 
     let store: any Store
 
     var routes: [Route] {
-        [Route("GET", "/v1/profiles", list)]
+        [Route(.get, "/v1/profiles", .admin, .reads, list)]
     }
 
     private func list(_ request: APIRequest) throws(APIError) -> APIResult {
@@ -35,7 +35,7 @@ struct ProfileListRoutes {
             if let next = page.next { body.add("next", next.rawValue) } else { body.addNull("next") }
             var response = JSONResponse.make(body, version: nil)
             // Names change with every first write: never serve a stale list from a cache.
-            response.headers.add("Cache-Control", "no-store")
+            response.headers.add(HeaderName.cacheControl, "no-store")
             return response
         }
     }

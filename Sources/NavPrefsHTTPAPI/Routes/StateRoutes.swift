@@ -10,12 +10,12 @@ import NavPrefsStore
 /// change is in exactly one of the two, none in both, none in neither. The answer's `ETag` is
 /// `lastEventId` (every change takes the next id), so `If-None-Match` answers 304 while nothing
 /// changed. For each key with a value, `version` is what `If-Match` must name to change it.
-struct StateRoutes {
+struct StateRoutes: RouteCollection {
     let store: any Store
 
     static let resource = "/v1/profiles/{profile}/state"
 
-    var routes: [Route] { [Route("GET", Self.resource, read)] }
+    var routes: [Route] { [Route(.get, Self.resource, .profile, .reads, read)] }
 
     private func read(_ request: APIRequest) throws(APIError) -> APIResult {
         let profile = try request.profile()

@@ -15,6 +15,14 @@ public struct CORSPolicy: Sendable, Equatable {
         origins = Set(HTTPHeaders([("Origins", text)]).listMembers(for: "Origins").map(String.init))
     }
 
+    /// The fields of an answer a page may read beyond the ones every page may (the Fetch
+    /// standard's safelist): what a client of this API acts on.
+    private static let exposed = [HeaderName.eTag, HeaderName.xRequestID, HeaderName.retryAfter, HeaderName.allow,
+                                  HeaderName.wwwAuthenticate, HeaderName.location, HeaderName.idempotentReplayed].joined(separator: ", ")
+    /// The fields a page may send: what the API reads.
+    private static let allowedInRequests = [HeaderName.authorization, HeaderName.contentType, HeaderName.ifMatch, HeaderName.ifNoneMatch,
+                                            HeaderName.lastEventID, HeaderName.xRequestID, HeaderName.idempotencyKey].joined(separator: ", ")
+
     func allows(_ origin: String) -> Bool { origins.contains("*") || origins.contains(origin) }
 
     /// Adds the headers that let the page at `origin` read `response`.
@@ -22,9 +30,9 @@ public struct CORSPolicy: Sendable, Equatable {
         guard allows(origin) else { return }
         // The origin itself rather than `*`: correct for credentialed requests too, with Vary
         // so caches keep answers for different origins apart.
-        response.headers.add("Access-Control-Allow-Origin", origin)
-        response.headers.add("Vary", "Origin")
-        response.headers.add("Access-Control-Expose-Headers", "ETag, X-Request-ID, Retry-After, Allow, WWW-Authenticate, Location, Idempotent-Replayed")
+        response.headers.add(HeaderName.accessControlAllowOrigin, origin)
+        response.headers.add(HeaderName.vary, HeaderName.origin)
+        response.headers.add(HeaderName.accessControlExposeHeaders, Self.exposed)
     }
 
     /// The answer to a preflight (`OPTIONS` with `Access-Control-Request-Method`) for a resource
@@ -32,9 +40,9 @@ public struct CORSPolicy: Sendable, Equatable {
     func preflight(origin: String, methods: [String]) -> HTTPResponse {
         var response = HTTPResponse(status: 204)
         decorate(&response, origin: origin)
-        response.headers.add("Access-Control-Allow-Methods", methods.joined(separator: ", "))
-        response.headers.add("Access-Control-Allow-Headers", "Authorization, Content-Type, If-Match, If-None-Match, Last-Event-ID, X-Request-ID, Idempotency-Key")
-        response.headers.add("Access-Control-Max-Age", "600")
+        response.headers.add(HeaderName.accessControlAllowMethods, methods.joined(separator: ", "))
+        response.headers.add(HeaderName.accessControlAllowHeaders, Self.allowedInRequests)
+        response.headers.add(HeaderName.accessControlMaxAge, "600")
         return response
     }
 }

@@ -23,8 +23,8 @@ enum CacheDirectives {
 
     /// Adds the directive to `response` unless it has a `Cache-Control` already.
     static func apply(to response: inout HTTPResponse, request: HTTPRequestHead) {
-        guard !response.headers.contains("Cache-Control") else { return }
-        response.headers.add("Cache-Control", value(tokenUsed: request.headers.contains("Authorization"),
-                                                    hasValidator: response.headers.contains("ETag")))
+        guard !response.headers.contains(HeaderName.cacheControl) else { return }
+        response.headers.add(HeaderName.cacheControl, value(tokenUsed: request.headers.contains(HeaderName.authorization),
+                                                    hasValidator: response.headers.contains(HeaderName.eTag)))
     }
 }

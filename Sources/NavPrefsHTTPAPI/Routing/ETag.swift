@@ -10,8 +10,8 @@ public enum ETag {
     /// (`W/"7"`) never match under the strong comparison If-Match requires, and tags that are not
     /// ours can match nothing; both are left out (an empty list fails every write).
     static func precondition(from headers: HTTPHeaders) -> WritePrecondition? {
-        guard headers.contains("If-Match") else { return nil }
-        let members = headers.listMembers(for: "If-Match")
+        guard headers.contains(HeaderName.ifMatch) else { return nil }
+        let members = headers.listMembers(for: HeaderName.ifMatch)
         if members.contains("*") { return .exists }
         return .version(in: members.compactMap { strongVersion($0) })
     }
@@ -20,8 +20,8 @@ public enum ETag {
     /// else `If-None-Match` (`*`: only if the resource does not exist yet).
     static func writePrecondition(from headers: HTTPHeaders) -> WritePrecondition? {
         if let match = precondition(from: headers) { return match }
-        guard headers.contains("If-None-Match") else { return nil }
-        let members = headers.listMembers(for: "If-None-Match")
+        guard headers.contains(HeaderName.ifNoneMatch) else { return nil }
+        let members = headers.listMembers(for: HeaderName.ifNoneMatch)
         if members.contains("*") { return .absent }
         return .noneOf(members.compactMap { strongVersion($0.hasPrefix("W/") ? $0.dropFirst(2) : $0) })
     }
@@ -29,8 +29,8 @@ public enum ETag {
     /// Whether `If-None-Match` matches `version` (weak comparison, RFC 9110 §13.1.2): the GET
     /// then answers 304.
     static func noneMatchHits(_ headers: HTTPHeaders, _ version: Version) -> Bool {
-        guard headers.contains("If-None-Match") else { return false }  // the usual case, allocation-free
-        return headers.listMembers(for: "If-None-Match").contains {
+        guard headers.contains(HeaderName.ifNoneMatch) else { return false }  // the usual case, allocation-free
+        return headers.listMembers(for: HeaderName.ifNoneMatch).contains {
             $0 == "*" || strongVersion($0.hasPrefix("W/") ? $0.dropFirst(2) : $0) == version
         }
     }
@@ -38,8 +38,8 @@ public enum ETag {
     /// The header whose condition a write was held to: `If-Match` when present (RFC 9110 §13.2.2
     /// evaluates it first), else `If-None-Match`.
     static func failedCondition(in headers: HTTPHeaders?) -> String {
-        guard let headers, !headers.contains("If-Match"), headers.contains("If-None-Match") else { return "If-Match" }
-        return "If-None-Match"
+        guard let headers, !headers.contains(HeaderName.ifMatch), headers.contains(HeaderName.ifNoneMatch) else { return HeaderName.ifMatch }
+        return HeaderName.ifNoneMatch
     }
 
     private static func strongVersion(_ tag: Substring) -> Version? {

@@ -14,7 +14,7 @@ enum JSONBody {
             if required { throw APIError(.invalidBody, "This operation needs a JSON object body.") }
             return nil
         }
-        try requireJSONContentType(request.headers["Content-Type"])
+        try requireJSONContentType(request.headers[HeaderName.contentType])
         let value: JSONValue
         do {
             value = try JSONValue.parse(request.body)
@@ -39,7 +39,7 @@ enum JSONBody {
         guard !request.body.isEmpty else {
             throw APIError(.invalidBody, "This operation needs a JSON Merge Patch: an object of key to new value, null to remove.")
         }
-        try requireJSONContentType(request.headers["Content-Type"])
+        try requireJSONContentType(request.headers[HeaderName.contentType])
         let value: JSONValue
         do {
             value = try JSONValue.parse(request.body)

@@ -80,7 +80,7 @@ public struct RequestPolicy: Sendable, Equatable {
     func clientAddress(peer: String?, headers: HTTPHeaders) -> String {
         guard let peer else { return "-" }
         guard !trustedProxies.isEmpty, trustedProxies.contains(peer) else { return peer }
-        let forwarded = headers.listMembers(for: "X-Forwarded-For").map(String.init)
+        let forwarded = headers.listMembers(for: HeaderName.xForwardedFor).map(String.init)
         for address in forwarded.reversed() where !trustedProxies.contains(address) {
             return String(address.prefix(64))
         }
@@ -90,7 +90,7 @@ public struct RequestPolicy: Sendable, Equatable {
     /// Whether the client reached a trusted proxy over TLS (`X-Forwarded-Proto: https`).
     func isSecure(peer: String?, headers: HTTPHeaders) -> Bool {
         guard let peer, !trustedProxies.isEmpty, trustedProxies.contains(peer) else { return false }
-        return headers.listMembers(for: "X-Forwarded-Proto").first?.lowercased() == "https"
+        return headers.listMembers(for: HeaderName.xForwardedProto).first?.lowercased() == "https"
     }
 }
 

@@ -26,13 +26,15 @@ struct Router: Sendable {
     private struct Resource {
         let template: String
         let segments: [Segment]
-        var routes: [String: Route]
+        var routes: [HTTPMethod: Route]
     }
 
     private var resources: [Resource] = []
 
-    init(_ routes: [Route]) {
-        for route in routes {
+    /// The routes of every collection, in the order listed (which matters only to the order of
+    /// ``table``: templates never overlap).
+    init(_ collections: [any RouteCollection]) {
+        for route in collections.flatMap(\.routes) {
             if let index = resources.firstIndex(where: { $0.template == route.template }) {
                 resources[index].routes[route.method] = route
             } else {
@@ -44,9 +46,12 @@ struct Router: Sendable {
         }
     }
 
+    /// Every route as declared, for the tests that hold declarations to what routes do.
+    var routes: [Route] { resources.flatMap { $0.routes.values } }
+
     /// Every template with its methods (HEAD is implied by GET), for the contract test.
     var table: [(template: String, methods: [String])] {
-        resources.map { ($0.template, $0.routes.keys.sorted()) }
+        resources.map { ($0.template, $0.routes.keys.map(\.rawValue).sorted()) }
     }
 
     /// - Parameter path: the path as sent, percent-encoded (``HTTPRequest/rawPath``).
@@ -101,38 +106,12 @@ struct Router: Sendable {
     }
 
     private func found(_ resource: Resource, method: String, parameters: [String]) -> Match {
-        let effectiveMethod = method == "HEAD" ? "GET" : method
-        if let route = resource.routes[effectiveMethod] {
+        let method = HTTPMethod(rawValue: method)
+        if let route = resource.routes[method == .head ? .get : method] {
             return .found(route, parameters: parameters)
         }
-        var allowed = Array(resource.routes.keys)
-        if allowed.contains("GET") { allowed.append("HEAD") }
+        var allowed = resource.routes.keys.map(\.rawValue)
+        if resource.routes[.get] != nil { allowed.append(HTTPMethod.head.rawValue) }
         return .methodNotAllowed(template: resource.template, allowed: allowed.sorted())
-    }
-}
-
-/// One operation: a method on a path template, its body limit, and its handler.
-struct Route: Sendable {
-    let method: String
-    let template: String
-    let handler: @Sendable (APIRequest) throws(APIError) -> APIResult
-    /// The names of the template's parameters, in order.
-    let parameterNames: [String]
-    /// The largest body the operation reads (413 beyond it, before the upload when the size is
-    /// declared): a counter step needs bytes, not a megabyte. The server's own limit still applies.
-    let maxBodyBytes: Int
-
-    /// What most operations need: a small JSON object.
-    static let smallBody = 4 << 10
-    /// Whole navigation stacks and sets of preferences: the server's own limit decides.
-    static let largeBody = Int.max
-
-    init(_ method: String, _ template: String, maxBodyBytes: Int = Route.smallBody,
-         _ handler: @escaping @Sendable (APIRequest) throws(APIError) -> APIResult) {
-        self.method = method
-        self.template = template
-        self.handler = handler
-        self.maxBodyBytes = maxBodyBytes
-        parameterNames = template.split(separator: "/").filter { $0.hasPrefix("{") }.map { String($0.dropFirst().dropLast()) }
     }
 }

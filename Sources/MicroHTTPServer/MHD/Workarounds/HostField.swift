@@ -18,9 +18,9 @@ public enum HostField {
     /// Why the request's `Host` is refused, or `nil` when it has exactly one valid one (or, in
     /// HTTP/1.0, none).
     static func refusal(_ headers: HTTPHeaders, httpVersion: String) -> HTTPRejection? {
-        switch headers.count(of: "Host") {
+        switch headers.count(of: HeaderName.host) {
         case 0: return httpVersion == "HTTP/1.0" ? nil : .invalidHost
-        case 1: return headers["Host"].flatMap(scan) == nil ? .invalidHost : nil
+        case 1: return headers[HeaderName.host].flatMap(scan) == nil ? .invalidHost : nil
         default: return .invalidHost
         }
     }

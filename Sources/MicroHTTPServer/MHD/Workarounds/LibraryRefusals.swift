@@ -87,8 +87,8 @@ extension ServerCore {
         case 413: return .payloadTooLarge(limit: configuration.maxBodyBytes)
         case 505: return .httpVersionNotSupported
         default:
-            if previous.contains("Content-Length") { return .invalidContentLength }
-            if previous.contains("Host") { return .invalidHost }
+            if previous.contains(HeaderName.contentLength) { return .invalidContentLength }
+            if previous.contains(HeaderName.host) { return .invalidHost }
             if previous.lowercased().contains("chunk") { return .malformedChunkedBody }
             return .malformedHeaderSection
         }

@@ -29,7 +29,7 @@ enum PoolRoom {
             return nil
         }
         let used = estimatedUse(headSize: headSize, records: records,
-                                cookieFieldBytes: headers.values(for: "Cookie").reduce(0) { $0 + $1.utf8.count })
+                                cookieFieldBytes: headers.values(for: HeaderName.cookie).reduce(0) { $0 + $1.utf8.count })
         return configuration.connectionMemoryBytes - used < answerRoom
             ? .headersTooLarge(limit: configuration.maxHeaderBytes) : nil
     }

@@ -6,7 +6,7 @@ import NavPrefsStore
 /// What a session's screen shows and allows right now: the navigation bar resolved by
 /// B-1..B-11, which swipes may navigate (G-1..G-11), and what one pan would do, evaluated
 /// without changing anything or performed as a stack change.
-struct NavigationBarRoutes {
+struct NavigationBarRoutes: RouteCollection {
     let store: any Store
     let write: SessionWrite
 
@@ -14,10 +14,10 @@ struct NavigationBarRoutes {
 
     var routes: [Route] {
         [
-            Route("GET", Self.base + "/navigation-bar", navigationBar),
-            Route("GET", Self.base + "/gestures", gestures),
-            Route("POST", Self.base + "/gestures/evaluate", evaluate),
-            Route("POST", Self.base + "/gestures/perform", perform),
+            Route(.get, Self.base + "/navigation-bar", .profile, .reads, navigationBar),
+            Route(.get, Self.base + "/gestures", .profile, .reads, gestures),
+            Route(.post, Self.base + "/gestures/evaluate", .profile, .reads, evaluate),
+            Route(.post, Self.base + "/gestures/perform", .profile, .writes, perform),
         ]
     }
 

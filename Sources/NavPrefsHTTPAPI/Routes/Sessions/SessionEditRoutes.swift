@@ -6,19 +6,19 @@ import NavPrefsStore
 /// Changes to a session that are not stack operations: a screen or its navigation item edited
 /// in place, the bar's appearance (B-7..B-9), the kind of controller (G-10), and a screen
 /// presented modally over the stack (S-14). An edit that changes nothing logs no event.
-struct SessionEditRoutes {
+struct SessionEditRoutes: RouteCollection {
     let write: SessionWrite
 
     static let base = SessionRoutes.resource
 
     var routes: [Route] {
         [
-            Route("PUT", Self.base + "/screens/{screenId}", maxBodyBytes: Route.largeBody, replaceScreen),
-            Route("PUT", Self.base + "/screens/{screenId}/navigation-item", maxBodyBytes: Route.largeBody, setNavigationItem),
-            Route("PUT", Self.base + "/appearance", maxBodyBytes: Route.largeBody, setAppearance),
-            Route("PUT", Self.base + "/options", maxBodyBytes: Route.largeBody, setOptions),
-            Route("POST", Self.base + "/present", maxBodyBytes: Route.largeBody, present),
-            Route("POST", Self.base + "/dismiss", dismiss),
+            Route(.put, Self.base + "/screens/{screenId}", .profile, .writes, maxBodyBytes: Route.largeBody, replaceScreen),
+            Route(.put, Self.base + "/screens/{screenId}/navigation-item", .profile, .writes, maxBodyBytes: Route.largeBody, setNavigationItem),
+            Route(.put, Self.base + "/appearance", .profile, .writes, maxBodyBytes: Route.largeBody, setAppearance),
+            Route(.put, Self.base + "/options", .profile, .writes, maxBodyBytes: Route.largeBody, setOptions),
+            Route(.post, Self.base + "/present", .profile, .writes, maxBodyBytes: Route.largeBody, present),
+            Route(.post, Self.base + "/dismiss", .profile, .writes, dismiss),
         ]
     }
 

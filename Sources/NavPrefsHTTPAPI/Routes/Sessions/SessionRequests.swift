@@ -32,7 +32,7 @@ extension APIRequest {
             if required { throw APIError(.invalidBody, "This operation needs a JSON object body.") }
             return nil
         }
-        try JSONBody.requireJSONContentType(http.headers["Content-Type"])
+        try JSONBody.requireJSONContentType(http.headers[HeaderName.contentType])
         do {
             return try JSONValue.parse(http.body)
         } catch {

@@ -7,7 +7,7 @@ import NavPrefsStore
 /// delete. A session starts as exactly its root (S-1); its id is 128 random bits. A client may
 /// label it (an app's launch, a device) to find its own again; a session unchanged for the idle
 /// expiry (30 days by default) is deleted by the store, with a `navigation` event (`expire`).
-struct SessionRoutes {
+struct SessionRoutes: RouteCollection {
     let store: any Store
 
     static let collection = "/v1/profiles/{profile}/sessions"
@@ -15,10 +15,10 @@ struct SessionRoutes {
 
     var routes: [Route] {
         [
-            Route("POST", Self.collection, maxBodyBytes: Route.largeBody, create),
-            Route("GET", Self.collection, list),
-            Route("GET", Self.resource, read),
-            Route("DELETE", Self.resource, delete),
+            Route(.post, Self.collection, .profile, .writes, maxBodyBytes: Route.largeBody, create),
+            Route(.get, Self.collection, .profile, .reads, list),
+            Route(.get, Self.resource, .profile, .reads, read),
+            Route(.delete, Self.resource, .profile, .writes, delete),
         ]
     }
 
@@ -40,7 +40,7 @@ struct SessionRoutes {
         return try IdempotentWrites.run(request, profile: profile, store: store, .createSession(session, label: label, of: profile)) { change in
             var response = SessionJSON.response(SessionJSON.session(change.state, eventID: change.eventID), change.state)
             response.status = 201
-            response.headers.add("Location", "/v1/profiles/\(profile)/sessions/\(change.state.id)")
+            response.headers.add(HeaderName.location, "/v1/profiles/\(profile)/sessions/\(change.state.id)")
             return response
         }
     }

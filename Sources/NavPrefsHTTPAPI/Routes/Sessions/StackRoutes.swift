@@ -6,18 +6,18 @@ import NavPrefsStore
 /// The stack operations of a session, with UIKit's rules (S-2..S-12): push, pop (never below
 /// the root), pop to root, pop to a screen, and replacing the whole stack. Each answers the
 /// transition: the new stack, the screens removed, the operation, and the session's version.
-struct StackRoutes {
+struct StackRoutes: RouteCollection {
     let write: SessionWrite
 
     static let base = SessionRoutes.resource
 
     var routes: [Route] {
         [
-            Route("POST", Self.base + "/push", maxBodyBytes: Route.largeBody, push),
-            Route("POST", Self.base + "/pop", pop),
-            Route("POST", Self.base + "/pop-to-root", popToRoot),
-            Route("POST", Self.base + "/pop-to", popTo),
-            Route("PUT", Self.base + "/stack", maxBodyBytes: Route.largeBody, setStack),
+            Route(.post, Self.base + "/push", .profile, .writes, maxBodyBytes: Route.largeBody, push),
+            Route(.post, Self.base + "/pop", .profile, .writes, pop),
+            Route(.post, Self.base + "/pop-to-root", .profile, .writes, popToRoot),
+            Route(.post, Self.base + "/pop-to", .profile, .writes, popTo),
+            Route(.put, Self.base + "/stack", .profile, .writes, maxBodyBytes: Route.largeBody, setStack),
         ]
     }
 
