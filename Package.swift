@@ -86,18 +86,23 @@ let package = Package(
         // A blocking HTTP/1.1 client over POSIX sockets, for tests only: it sends exactly the bytes
         // a test asks for (conflicting headers, oversized bodies) and never busy-waits on a stream.
         .target(name: "HTTPTestClient", path: "Tests/HTTPTestClient"),
+        // The store's operations by name (`store.setPreference(…)`), built on `perform`, for tests
+        // only: the service runs every operation as a value, so `Store` itself stays small.
+        .target(name: "StoreTestSupport", dependencies: ["NavPrefsStore", "NavPrefsCore"], path: "Tests/StoreTestSupport"),
         .testTarget(name: "NavPrefsJSONTests", dependencies: ["NavPrefsJSON", "NavPrefsCore"]),
         .testTarget(name: "NavPrefsCoreTests", dependencies: ["NavPrefsCore", "NavPrefsJSON"]),
         .testTarget(name: "MicroHTTPServerTests", dependencies: ["MicroHTTPServer", "HTTPTestClient"]),
         .testTarget(
             name: "NavPrefsStoreTests",
-            dependencies: ["NavPrefsStore", "NavPrefsSQLite", "NavPrefsPostgres", "NavPrefsCore", "NavPrefsJSON", "HTTPTestClient"]
+            dependencies: [
+                "NavPrefsStore", "NavPrefsSQLite", "NavPrefsPostgres", "NavPrefsCore", "NavPrefsJSON", "HTTPTestClient", "StoreTestSupport",
+            ]
         ),
         .testTarget(
             name: "NavPrefsHTTPAPITests",
             dependencies: [
                 "NavPrefsApp", "NavPrefsHTTPAPI", "NavPrefsStore", "NavPrefsSQLite", "NavPrefsCore", "NavPrefsJSON",
-                "NavPrefsCrypto", "MicroHTTPServer", "HTTPTestClient", "NavPrefsConsole",
+                "NavPrefsCrypto", "MicroHTTPServer", "HTTPTestClient", "NavPrefsConsole", "StoreTestSupport",
             ],
             resources: []
         ),

@@ -1,4 +1,4 @@
-public import NavPrefsCore
+import NavPrefsCore
 public import NavPrefsStore
 
 /// Reads while the primary is away (a failover, a partition): they run again on a standby.
@@ -41,19 +41,15 @@ extension PostgresStore {
         }
     }
 
+    /// The reads that must see the primary (``StoreRead/needsPrimary``): never a standby.
+    public func readFromPrimary<Value: Sendable>(snapshot: Bool, _ body: @escaping @Sendable (any StoreTransaction) throws -> Value,
+                                                 completion: @escaping StoreCompletion<Value>) {
+        readOnPrimary(snapshot: snapshot, body, completion: completion)
+    }
+
     /// ``readOnPrimary(snapshot:on:_:completion:)``, awaited.
     func readOnPrimary<Value: Sendable>(snapshot: Bool, _ body: @escaping @Sendable (any StoreTransaction) throws -> Value)
         async throws(StoreError) -> Value {
         try await awaitCompletion { readOnPrimary(snapshot: snapshot, body, completion: $0) }
-    }
-
-    public func events(of profile: ProfileName, after id: Int64, limit: Int, maxBytes: Int?) async throws(StoreError) -> [LoggedEvent] {
-        try await readOnPrimary(snapshot: false) { transaction in
-            try Steps.events(of: profile, after: id, limit: limit, maxBytes: maxBytes, in: transaction)
-        }
-    }
-
-    public func ping() async throws(StoreError) {
-        _ = try await readOnPrimary(snapshot: false) { transaction in try transaction.rows(.ping) }
     }
 }

@@ -214,12 +214,8 @@ public final class SQLiteStore: TransactionalStore, CounterCacheReading {
         }
     }
 
-    /// Reads the counter and fills the cache with what it found, unless a write or an eviction
+    /// The counter read that fills the cache with what it found, unless a write or an eviction
     /// came in between (see ``CounterCache``).
-    public func counter(of profile: ProfileName) async throws(StoreError) -> CounterState {
-        try await read(counterRead(of: profile))
-    }
-
     public func counterRead(of profile: ProfileName) -> StoreRead<CounterState> {
         let counters = self.counters
         return StoreRead(snapshot: false) { transaction in

@@ -20,91 +20,6 @@ public protocol Store: TokenStore {
     ///   schema this build does not know.
     func start() throws(StoreError)
 
-    /// The counter of `profile`. A profile nobody wrote to reads as a fresh suite: 0, version 0
-    /// (every read of the store answers so: writing is what makes a profile exist).
-    func counter(of profile: ProfileName) async throws(StoreError) -> CounterState
-
-    /// Applies `operation` atomically (one statement, no read-modify-write), creating the profile
-    /// on its first write, and logs a `counter` event in the same transaction.
-    /// - Throws: ``StoreError/preconditionFailed(current:)`` when `precondition` does not admit the
-    ///   current version; ``StoreError/counter(_:)`` when the result would leave Int64.
-    ///   Nothing is written or logged in either case.
-    func apply(_ operation: CounterOperation, toCounterOf profile: ProfileName, if precondition: WritePrecondition?)
-        async throws(StoreError) -> CounterChange
-
-    // MARK: Preferences (UserDefaults' two layers), semantics P-1..P-7
-
-    /// Every stored value and registered default of `profile` (none, version 0, for a profile
-    /// nobody wrote to).
-    func preferences(of profile: ProfileName) async throws(StoreError) -> PreferenceSnapshot
-
-    /// One key of `profile` in both layers (an absent key is a slot with neither).
-    func preference(_ key: PreferenceKey, of profile: ProfileName) async throws(StoreError) -> PreferenceSlot
-
-    /// Stores `value` under `key` (in the form a well-known key's view reads), logging the event
-    /// of the key's view: `counter` for `numIndex`, `refresh` for the font keys, else `preference`.
-    /// - Throws: ``StoreError/preconditionFailed(current:)``, ``StoreError/invalidValue(_:)`` for a
-    ///   value that would break a typed view, ``StoreError/tooManyPreferences(limit:)``.
-    func setPreference(_ value: JSONValue, for key: PreferenceKey, of profile: ProfileName, if precondition: WritePrecondition?)
-        async throws(StoreError) -> PreferenceChange
-
-    /// Deletes the stored value of `key`; its registered default, if any, shows again (P-6).
-    /// When nothing is stored under `key`, nothing changes and nothing is logged, as
-    /// `removeObject(forKey:)` does (the change's `eventID` is `nil`).
-    func removePreference(_ key: PreferenceKey, of profile: ProfileName, if precondition: WritePrecondition?)
-        async throws(StoreError) -> PreferenceChange
-
-    /// Sets and removes several keys in one transaction (`setValuesForKeys`, a JSON Merge
-    /// Patch): `nil` removes. `precondition` applies to the version of the profile's preferences
-    /// as a whole. Each key that changes logs its own event (the event its view logs), in the
-    /// order given, all committed together; removing a key with no stored value changes nothing.
-    func updatePreferences(_ changes: [PreferenceUpdate], of profile: ProfileName, if precondition: WritePrecondition?)
-        async throws(StoreError) -> PreferencesChange
-
-    /// The registered defaults of `profile` (`register(defaults:)`), kept with the profile.
-    func defaults(of profile: ProfileName) async throws(StoreError) -> DefaultsState
-
-    /// Replaces the registered defaults of `profile` (`merging`: adds to them, as
-    /// `register(defaults:)` does; a `null` member then removes that default).
-    func setDefaults(_ defaults: JSONObject, merging: Bool, of profile: ProfileName, if precondition: WritePrecondition?)
-        async throws(StoreError) -> DefaultsChange
-
-    // MARK: Font settings (seed 001), semantics F-1..F-7
-
-    func font(of profile: ProfileName) async throws(StoreError) -> FontState
-
-    /// Stores both font keys in one transaction and logs exactly one `refresh` event.
-    func setFont(_ settings: FontSettings, of profile: ProfileName, if precondition: WritePrecondition?)
-        async throws(StoreError) -> FontChange
-
-    // MARK: Navigation sessions (UINavigationController), semantics S-1..S-14
-
-    /// Stores `session` under a new random id, creating the profile on its first write, and
-    /// logs a `navigation` event (`create`).
-    /// - Throws: ``StoreError/tooManySessions(limit:)``.
-    func createSession(_ session: NavigationSession, of profile: ProfileName) async throws(StoreError) -> SessionChange<Void>
-
-    /// The sessions of `profile`, oldest first (none for a profile nobody wrote to).
-    func sessions(of profile: ProfileName) async throws(StoreError) -> [SessionSummary]
-
-    /// One session. Throws ``StoreError/sessionNotFound(_:)``.
-    func session(_ id: SessionID, of profile: ProfileName) async throws(StoreError) -> SessionState
-
-    /// Runs `edit` on the session as stored, inside the write transaction, so that concurrent
-    /// edits apply one after the other and none is lost. When the edit reports a change, the
-    /// new state is stored with a new version and its `navigation` event is logged; otherwise
-    /// nothing is written (a pop at the root, S-4).
-    /// - Throws: ``StoreError/sessionNotFound(_:)``, ``StoreError/preconditionFailed(current:)``,
-    ///   ``StoreError/navigation(_:)`` when the edit refuses (nothing written).
-    func updateSession<Result: Sendable>(
-        _ id: SessionID, of profile: ProfileName, if precondition: WritePrecondition?,
-        _ edit: @escaping @Sendable (inout NavigationSession) throws(NavigationError) -> SessionEdit<Result>
-    ) async throws(StoreError) -> SessionChange<Result>
-
-    /// Deletes a session and logs a `navigation` event (`delete`); answers the event's id (also
-    /// the session's last version).
-    func deleteSession(_ id: SessionID, of profile: ProfileName, if precondition: WritePrecondition?) async throws(StoreError) -> Int64
-
     // MARK: Reads and writes as values
 
     /// Runs `read` and calls `completion` once with its value: on the calling thread, before
@@ -113,41 +28,18 @@ public protocol Store: TokenStore {
     /// form: a read then crosses no thread, and never a task.
     func perform<Value: Sendable>(_ read: StoreRead<Value>, completion: @escaping StoreCompletion<Value>)
 
-    /// Runs `write` in one transaction: what each write above does, for a write built as a value
-    /// (``StoreWrite``).
-    func perform<Value: Sendable>(_ write: StoreWrite<Value>) async throws(StoreError) -> Value
-
-    /// ``perform(_:)`` without a task: `completion` is called on the thread that committed (or
-    /// refused) the write. The request path uses this form.
+    /// Runs `write` in one transaction, creating its profile on its first write, and calls
+    /// `completion` once with its value or its refusal (a refused write keeps nothing), on the
+    /// thread that committed or refused it. Every write of the store is one of these values.
     func perform<Value: Sendable>(_ write: StoreWrite<Value>, completion: @escaping StoreCompletion<Value>)
 
     /// Runs `write` under an idempotency key: in one transaction, claims the key, runs the write
     /// and records `answer` of its value, so a retry within ``StoreLimits/idempotencyWindow``
     /// gets the recorded answer and writes nothing, whichever instance it reaches. A refused
-    /// write (a ``StoreError``) records nothing and is thrown as without a key.
-    func perform<Value: Sendable>(_ write: StoreWrite<Value>, remembering request: IdempotentRequest,
-                                  answer: @escaping @Sendable (Value) -> RecordedAnswer) async throws(StoreError) -> IdempotentOutcome
-
-    /// ``perform(_:remembering:answer:)`` without a task (see ``perform(_:completion:)``).
+    /// write (a ``StoreError``) records nothing and is answered as without a key.
     func perform<Value: Sendable>(_ write: StoreWrite<Value>, remembering request: IdempotentRequest,
                                   answer: @escaping @Sendable (Value) -> RecordedAnswer,
                                   completion: @escaping StoreCompletion<IdempotentOutcome>)
-
-    // MARK: The whole profile
-
-    /// Everything a client mirrors of `profile`, from one snapshot, with the id of the newest
-    /// event that snapshot includes: a client that opens the event stream after that id misses
-    /// nothing and sees nothing twice.
-    func state(of profile: ProfileName) async throws(StoreError) -> ProfileState
-
-    // MARK: Profiles
-
-    /// At most `limit` (at least 1) profiles whose names sort after `after` (from the first when
-    /// `nil`), in the byte order of their names on every database, and where the next page starts.
-    func profiles(after: ProfileName?, limit: Int) async throws(StoreError) -> ProfilePage
-
-    /// The `limit` profiles holding the most bytes (quota and event log), largest first.
-    func largestProfiles(limit: Int) async throws(StoreError) -> [ProfileStorage]
 
     // MARK: The event log
 
@@ -158,13 +50,6 @@ public protocol Store: TokenStore {
     /// The oldest id the log still keeps and the newest issued, for `profile` (both from a
     /// profile that does not exist yet: earliest 1, latest 0).
     func eventLogBounds(of profile: ProfileName) async throws(StoreError) -> EventLogBounds
-
-    /// Logged events of `profile` with an id greater than `id`, oldest first, at most `limit`,
-    /// and with `maxBytes` at most that many bytes of data (the first always: a page is never empty).
-    func events(of profile: ProfileName, after id: Int64, limit: Int, maxBytes: Int?) async throws(StoreError) -> [LoggedEvent]
-
-    /// Whether the store answers (for readiness checks).
-    func ping() async throws(StoreError)
 
     /// Finishes queued writes and releases the store. Calls after this throw ``StoreError/closed``.
     func close() async

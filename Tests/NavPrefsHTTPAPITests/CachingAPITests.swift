@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTestClient
 import Testing
+import StoreTestSupport
 
 /// What caches are told (RFC 9111), over a real socket: every answer carrying state that can
 /// change says `no-cache` (so a cache revalidates with the ETag), `private, no-cache` when a

@@ -3,6 +3,7 @@ import HTTPTestClient
 import MicroHTTPServer
 import NavPrefsApp
 import Testing
+import StoreTestSupport
 
 /// The path of a read (issue "one hop each way"): on SQLite, a GET of the counter, the font,
 /// the preferences, one preference, the defaults, the state or a session is answered on the

@@ -4,6 +4,7 @@ import NavPrefsApp
 import MicroHTTPServer
 @testable import NavPrefsHTTPAPI
 import Testing
+import StoreTestSupport
 
 /// What a route declares (``Route``) against what it does: the gate and the authenticator
 /// trust the declaration, so a route declared to read that writes, or a write behind a safe

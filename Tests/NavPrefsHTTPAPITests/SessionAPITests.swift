@@ -5,6 +5,7 @@ import NavPrefsHTTPAPI
 import NavPrefsStore
 import NavPrefsApp
 import Testing
+import StoreTestSupport
 
 // Navigation sessions over a real socket and a real SQLite file (semantics S-1, A-1, A-2), and
 // the helpers the other Session*APITests suites share.

@@ -3,6 +3,7 @@ import HTTPTestClient
 import NavPrefsHTTPAPI
 import NavPrefsApp
 import Testing
+import StoreTestSupport
 
 /// Editing screens in place and what the navigation bar shows (B-1..B-9, B-11) over a real socket.
 @Suite("Navigation sessions API: item edits and the navigation bar")

@@ -3,6 +3,7 @@ import HTTPTestClient
 import NavPrefsHTTPAPI
 import NavPrefsApp
 import Testing
+import StoreTestSupport
 
 /// Request bodies of the session routes: strict decoding (unknown members, wrong types, values
 /// beyond the limits) answered as problem+json with a JSON Pointer, and nothing changed.

@@ -3,6 +3,7 @@ import HTTPTestClient
 import NavPrefsHTTPAPI
 import NavPrefsApp
 import Testing
+import StoreTestSupport
 
 /// Gestures (G-1..G-10) and modal presentation (S-14) over a real socket.
 @Suite("Navigation sessions API: gestures and presentation")

@@ -3,6 +3,7 @@ import HTTPTestClient
 import NavPrefsHTTPAPI
 import NavPrefsApp
 import Testing
+import StoreTestSupport
 
 /// Stack operations over a real socket (S-2..S-13) and the `navigation` events they log.
 @Suite("Navigation sessions API: push, pop, pop to root, pop to, set stack, events")

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTestClient
 import Testing
+import StoreTestSupport
 
 /// `GET /v1/profiles/{profile}/state`: the whole profile from one snapshot, with the event id
 /// a client opens the stream after.

@@ -3,6 +3,7 @@ import NavPrefsCore
 import NavPrefsStore
 import NavPrefsSQLite
 import Testing
+import StoreTestSupport
 
 /// The counter through the ``Store`` protocol, against every store (see ``StoreKind``).
 @Suite("Store contract: counters and their events")

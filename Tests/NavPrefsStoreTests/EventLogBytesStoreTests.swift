@@ -2,6 +2,7 @@ import Foundation
 import NavPrefsCore
 @testable import NavPrefsStore
 import Testing
+import StoreTestSupport
 
 /// The event log's bound in bytes (issue 32, item 2): a write whose events cross a sixteenth of
 /// ``StoreLimits/maxEventLogBytes`` deletes its profile's oldest events down to fifteen

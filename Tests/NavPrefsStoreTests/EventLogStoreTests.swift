@@ -4,6 +4,7 @@ import NavPrefsJSON
 import NavPrefsStore
 import Synchronization
 import Testing
+import StoreTestSupport
 
 @Suite("Store contract: the event feed, log bounds and retention")
 struct EventLogStoreTests {

@@ -2,6 +2,7 @@ import Foundation
 import NavPrefsCore
 import NavPrefsStore
 import Testing
+import StoreTestSupport
 
 /// Writes that share a commit (SQLite's single writer, PostgreSQL's batches of queued writes):
 /// each keeps its own precondition, refusal, answer and events.

@@ -5,6 +5,7 @@ import NavPrefsCore
 @testable import NavPrefsSQLite
 @testable import NavPrefsStore
 import Testing
+import StoreTestSupport
 
 /// Writes under an idempotency key through the ``Store`` protocol, against every store: the key,
 /// the write and its answer commit together, so a retry answers the first answer and changes

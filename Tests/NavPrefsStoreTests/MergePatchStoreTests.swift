@@ -3,6 +3,7 @@ import NavPrefsCore
 import NavPrefsJSON
 import NavPrefsStore
 import Testing
+import StoreTestSupport
 
 /// The store's half of RFC 7396 (`PATCH .../preferences`, `PATCH .../defaults`): each update is
 /// merged in the write's transaction, on every kind of store.

@@ -5,6 +5,7 @@ import NavPrefsCore
 import Synchronization
 import Testing
 @testable import NavPrefsPostgres
+import StoreTestSupport
 
 /// What only the PostgreSQL store has: several instances on one database, events that cross
 /// them, lost connections, migrations under an advisory lock. Each test has a database of its own.

@@ -3,6 +3,7 @@ import NavPrefsCore
 import NavPrefsJSON
 import NavPrefsStore
 import Testing
+import StoreTestSupport
 
 @Suite("Store contract: preferences, defaults, font settings")
 struct PreferenceStoreTests {

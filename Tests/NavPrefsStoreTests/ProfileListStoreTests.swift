@@ -2,6 +2,7 @@ import Foundation
 import NavPrefsCore
 import NavPrefsStore
 import Testing
+import StoreTestSupport
 
 /// The list of profiles through the ``Store`` protocol, against every store: byte order of
 /// names whatever the database's collation, pages that neither overlap nor skip.

@@ -2,6 +2,7 @@ import Foundation
 import NavPrefsCore
 @testable import NavPrefsStore
 import Testing
+import StoreTestSupport
 
 /// One consistent read of a whole profile (``Store/state(of:)``), against every store: it
 /// agrees with the individual reads, and its event id is the newest change it includes.

@@ -2,6 +2,7 @@ import Foundation
 import NavPrefsCore
 @testable import NavPrefsStore
 import Testing
+import StoreTestSupport
 
 /// The per-profile quota refuses only writes that grow a profile (issue 32, item 3): a full
 /// profile can always shrink, with or without an idempotency key, and a keyed write's record

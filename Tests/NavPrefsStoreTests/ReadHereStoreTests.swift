@@ -4,6 +4,7 @@ import NavPrefsCore
 import Synchronization
 import Testing
 @testable import NavPrefsSQLite
+import StoreTestSupport
 
 /// Reads on the caller's thread (``TransactionalStore/readHere(snapshot:_:)``), the event loop's
 /// path of a read: SQLite reads there on a connection of its own and never waits; every store

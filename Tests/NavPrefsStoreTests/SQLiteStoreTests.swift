@@ -4,6 +4,7 @@ import NavPrefsJSON
 @testable import NavPrefsStore
 import Testing
 @testable import NavPrefsSQLite
+import StoreTestSupport
 
 /// What only the embedded store has: the in-memory counter cache, the file lock, the file's
 /// identity, durability settings and migrations of older files.

@@ -2,6 +2,7 @@ import Foundation
 import NavPrefsCore
 @testable import NavPrefsStore
 import Testing
+import StoreTestSupport
 
 /// Sessions that clients can manage: a label, when each was made and last changed, and an idle
 /// expiry the store's pruning applies with a logged `expire` event, against every store.

@@ -4,6 +4,7 @@ import NavPrefsJSON
 @testable import NavPrefsStore
 import NavPrefsSQLite
 import Testing
+import StoreTestSupport
 
 /// Navigation sessions through the ``Store`` protocol, against every store (see ``StoreKind``).
 @Suite("Store contract: navigation sessions")

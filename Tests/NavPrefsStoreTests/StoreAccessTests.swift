@@ -6,6 +6,7 @@ import Synchronization
 import Testing
 @testable import NavPrefsPostgres
 @testable import NavPrefsSQLite
+import StoreTestSupport
 
 /// What a command may do to a database (``StoreAccess``): a reader never creates or changes
 /// one, token commands work beside a running service, and only the service writes profile data.

@@ -3,6 +3,7 @@ import NavPrefsCore
 import NavPrefsJSON
 @testable import NavPrefsStore
 import Testing
+import StoreTestSupport
 
 /// Values nested deeper than the API accepts today (``JSONDepth/maxValueDepth``), as a store
 /// written before that bound holds them: the export carries them as JSON text, the import reads

@@ -4,6 +4,7 @@ import NavPrefsJSON
 @testable import NavPrefsStore
 import NavPrefsSQLite
 import Testing
+import StoreTestSupport
 
 /// Export and import through the store algorithm, against every store (see ``StoreKind``): a
 /// round trip is exact, a store that holds data is refused, and an import that does not finish

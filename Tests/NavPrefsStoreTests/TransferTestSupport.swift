@@ -3,6 +3,7 @@ import NavPrefsCore
 import NavPrefsJSON
 @testable import NavPrefsStore
 import Testing
+import StoreTestSupport
 
 /// What transfer tests share: a store filled with every kind of content, and export and import
 /// through lines in memory.

@@ -12,9 +12,14 @@ public struct StoreRead<Value: Sendable>: Sendable {
     /// Whether every statement must see the same committed state (one read transaction).
     let snapshot: Bool
     let body: @Sendable (any StoreTransaction) throws -> Value
+    /// Whether only the primary database may answer, never a standby that may lag it by a
+    /// commit: the event log's bounds and replays (a stream pairs them with the primary's
+    /// notifications) and the readiness ping (which must say whether writes are served).
+    let needsPrimary: Bool
 
-    package init(snapshot: Bool, _ body: @escaping @Sendable (any StoreTransaction) throws -> Value) {
+    package init(snapshot: Bool, needsPrimary: Bool = false, _ body: @escaping @Sendable (any StoreTransaction) throws -> Value) {
         self.snapshot = snapshot
+        self.needsPrimary = needsPrimary
         self.body = body
     }
 }

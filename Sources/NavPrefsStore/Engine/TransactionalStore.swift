@@ -32,6 +32,11 @@ public protocol TransactionalStore: Store {
     /// ``read(snapshot:_:completion:)``). For the event loop: SQLite reads its own file in
     /// microseconds; a PostgreSQL read is a network round trip, so that store answers `nil`.
     func readHere<Value: Sendable>(snapshot: Bool, _ body: (any StoreTransaction) throws -> Value) -> Result<Value, StoreError>?
+
+    /// ``read(snapshot:_:completion:)`` where only the primary database may answer (see
+    /// ``StoreRead/needsPrimary``); a store without standbys reads as always.
+    func readFromPrimary<Value: Sendable>(snapshot: Bool, _ body: @escaping @Sendable (any StoreTransaction) throws -> Value,
+                                          completion: @escaping StoreCompletion<Value>)
 }
 
 extension TransactionalStore {
@@ -40,8 +45,15 @@ extension TransactionalStore {
         nil
     }
 
+    /// A store without standbys: every database it reads is the primary.
+    public func readFromPrimary<Value: Sendable>(snapshot: Bool, _ body: @escaping @Sendable (any StoreTransaction) throws -> Value,
+                                                 completion: @escaping StoreCompletion<Value>) {
+        read(snapshot: snapshot, body, completion: completion)
+    }
+
     public func perform<Value: Sendable>(_ read: StoreRead<Value>, completion: @escaping StoreCompletion<Value>) {
         if let result = readHere(snapshot: read.snapshot, read.body) { return completion(result) }
+        if read.needsPrimary { return readFromPrimary(snapshot: read.snapshot, read.body, completion: completion) }
         self.read(snapshot: read.snapshot, read.body, completion: completion)
     }
 

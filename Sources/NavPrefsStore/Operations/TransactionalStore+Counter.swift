@@ -1,17 +1,6 @@
 public import NavPrefsCore
 
 /// The seed's counter (`numIndex`), semantics C-1..C-8.
-extension TransactionalStore {
-    public func counter(of profile: ProfileName) async throws(StoreError) -> CounterState {
-        try await read(.counter(of: profile))
-    }
-
-    public func apply(_ operation: CounterOperation, toCounterOf profile: ProfileName, if precondition: WritePrecondition?)
-        async throws(StoreError) -> CounterChange {
-        try await perform(.counter(operation, of: profile, if: precondition))
-    }
-}
-
 extension StoreWrite where Value == CounterChange {
     /// ``Store/apply(_:toCounterOf:if:)`` as a value.
     public static func counter(_ operation: CounterOperation, of profile: ProfileName, if precondition: WritePrecondition?)

@@ -2,17 +2,6 @@ public import NavPrefsCore
 
 /// The font settings of seed 001 (semantics F-1..F-7): a view over `sliderValuekey` and
 /// `fontSizekey`, both written by one transaction that logs exactly one `refresh`.
-extension TransactionalStore {
-    public func font(of profile: ProfileName) async throws(StoreError) -> FontState {
-        try await read(.font(of: profile))
-    }
-
-    public func setFont(_ settings: FontSettings, of profile: ProfileName, if precondition: WritePrecondition?)
-        async throws(StoreError) -> FontChange {
-        try await perform(.font(settings, of: profile, if: precondition))
-    }
-}
-
 extension StoreWrite where Value == FontChange {
     /// ``Store/setFont(_:of:if:)`` as a value.
     public static func font(_ settings: FontSettings, of profile: ProfileName, if precondition: WritePrecondition?) -> StoreWrite {

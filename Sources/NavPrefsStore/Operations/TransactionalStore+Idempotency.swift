@@ -42,12 +42,6 @@ extension TransactionalStore {
             return WriteOutcome(.performed(recorded, rememberedFor: remembered), events: outcome.events, counterView: outcome.counterView)
         }, completion: completion)
     }
-
-    public func perform<Value: Sendable>(_ write: StoreWrite<Value>, remembering request: IdempotentRequest,
-                                         answer: @escaping @Sendable (Value) -> RecordedAnswer)
-        async throws(StoreError) -> IdempotentOutcome {
-        try await awaitCompletion { perform(write, remembering: request, answer: answer, completion: $0) }
-    }
 }
 
 /// The steps of a write under an idempotency key.

@@ -11,8 +11,4 @@ extension TransactionalStore {
             return outcome
         }, completion: completion)
     }
-
-    public func perform<Value: Sendable>(_ write: StoreWrite<Value>) async throws(StoreError) -> Value {
-        try await awaitCompletion { perform(write, completion: $0) }
-    }
 }

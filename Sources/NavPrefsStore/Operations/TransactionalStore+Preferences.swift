@@ -5,36 +5,6 @@ public import NavPrefsCore
 /// tombstone with the removal's version, so the versions of views over several keys (the font
 /// settings) never go back to one they had for other contents. A profile nobody wrote to reads
 /// as a fresh suite: no values, no defaults, version 0.
-extension TransactionalStore {
-    public func preferences(of profile: ProfileName) async throws(StoreError) -> PreferenceSnapshot {
-        try await read(.preferences(of: profile))
-    }
-
-    public func preference(_ key: PreferenceKey, of profile: ProfileName) async throws(StoreError) -> PreferenceSlot {
-        try await read(.preference(key, of: profile))
-    }
-
-    public func setPreference(_ value: JSONValue, for key: PreferenceKey, of profile: ProfileName, if precondition: WritePrecondition?)
-        async throws(StoreError) -> PreferenceChange {
-        try await perform(try .setPreference(value, for: key, of: profile, if: precondition))
-    }
-
-    public func removePreference(_ key: PreferenceKey, of profile: ProfileName, if precondition: WritePrecondition?)
-        async throws(StoreError) -> PreferenceChange {
-        try await perform(.removePreference(key, of: profile, if: precondition))
-    }
-
-    public func updatePreferences(_ changes: [PreferenceUpdate], of profile: ProfileName, if precondition: WritePrecondition?)
-        async throws(StoreError) -> PreferencesChange {
-        try await perform(try .updatePreferences(changes, of: profile, if: precondition))
-    }
-
-    public func setDefaults(_ defaults: JSONObject, merging: Bool, of profile: ProfileName, if precondition: WritePrecondition?)
-        async throws(StoreError) -> DefaultsChange {
-        try await perform(try .setDefaults(defaults, merging: merging, of: profile, if: precondition))
-    }
-}
-
 extension StoreWrite where Value == PreferenceChange {
     /// ``Store/setPreference(_:for:of:if:)`` as a value.
     /// - Throws: ``StoreError/invalidValue(_:)`` at once, for a value a well-known key's view cannot take.
@@ -225,12 +195,6 @@ enum PreferenceSteps {
 }
 
 // MARK: Registered defaults (register(defaults:)), kept with the profile
-
-extension TransactionalStore {
-    public func defaults(of profile: ProfileName) async throws(StoreError) -> DefaultsState {
-        try await read(.defaults(of: profile))
-    }
-}
 
 extension StoreRead where Value == PreferenceSnapshot {
     /// ``Store/preferences(of:)`` as a value: both layers from one snapshot.

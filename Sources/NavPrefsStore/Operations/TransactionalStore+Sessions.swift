@@ -6,31 +6,6 @@ public import NavPrefsCore
 /// never overwrite each other. The profile's event id is taken only when an edit changed
 /// something, after the session row's lock (the same order for every session write, so two never
 /// deadlock); sessions leave the version of the profile's preferences alone.
-extension TransactionalStore {
-    public func createSession(_ session: NavigationSession, of profile: ProfileName) async throws(StoreError) -> SessionChange<Void> {
-        try await perform(.createSession(session, of: profile))
-    }
-
-    public func sessions(of profile: ProfileName) async throws(StoreError) -> [SessionSummary] {
-        try await read(.sessions(of: profile))
-    }
-
-    public func session(_ id: SessionID, of profile: ProfileName) async throws(StoreError) -> SessionState {
-        try await read(.session(id, of: profile))
-    }
-
-    public func updateSession<Result: Sendable>(
-        _ id: SessionID, of profile: ProfileName, if precondition: WritePrecondition?,
-        _ edit: @escaping @Sendable (inout NavigationSession) throws(NavigationError) -> SessionEdit<Result>
-    ) async throws(StoreError) -> SessionChange<Result> {
-        try await perform(.updateSession(id, of: profile, if: precondition, edit))
-    }
-
-    public func deleteSession(_ id: SessionID, of profile: ProfileName, if precondition: WritePrecondition?) async throws(StoreError) -> Int64 {
-        try await perform(.deleteSession(id, of: profile, if: precondition))
-    }
-}
-
 extension StoreWrite where Value == SessionChange<Void> {
     /// ``Store/createSession(_:of:)`` as a value, with the `label` a client gave the session. The
     /// session's id is drawn here, once: a write run again under its idempotency key answers the

@@ -1,12 +1,6 @@
 public import NavPrefsCore
 
 /// One consistent read of a whole profile: the read a client starts from.
-extension TransactionalStore {
-    public func state(of profile: ProfileName) async throws(StoreError) -> ProfileState {
-        try await read(.state(of: profile))
-    }
-}
-
 extension StoreRead where Value == ProfileState {
     /// ``Store/state(of:)`` as a value.
     public static func state(of profile: ProfileName) -> StoreRead {
