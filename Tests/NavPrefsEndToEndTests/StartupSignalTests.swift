@@ -37,7 +37,7 @@ struct StartupSignalTests {
         let service = try ServiceProcess(["--port", "0", "--database", "postgresql://navprefs@127.0.0.1:\(silent.port)/navprefs?sslmode=disable"])
         try await service.waitForOutput(containing: "\"msg\":\"starting\"")
         try await Task.sleep(for: .milliseconds(300))
-        #expect(service.process.isRunning, "still connecting")
+        #expect(service.process.isRunning, "still connecting: \(service.standardOutput.suffix(300)) \(service.standardError.suffix(600))")
         service.send(SIGTERM)
         let status = await service.waitForExit(timeout: .seconds(20))
         #expect(status == 0, "exit status \(String(describing: status)): \(service.standardOutput.suffix(600))")
