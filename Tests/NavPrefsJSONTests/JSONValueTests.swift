@@ -45,6 +45,33 @@ struct JSONValueTests {
         #expect(throws: JSONParseError.self) { try JSONValue.parse([0x22, 0xC3, 0x28, 0x22]) }
     }
 
+    @Test("an object of up to maxObjectMembers members parses; one more, at any depth, is refused naming the limit")
+    func memberLimit() throws {
+        func object(_ count: Int) -> String { "{" + (0..<count).map { "\"k\($0)\":\($0)" }.joined(separator: ",") + "}" }
+        let limit = JSONValue.maxObjectMembers
+        guard case .object(let widest) = try JSONValue.parse(object(limit)) else { Issue.record("not an object"); return }
+        #expect(widest.count == limit)
+        #expect(widest["k\(limit - 1)"] == .integer(Int64(limit - 1)))
+        for text in [object(limit + 1), "[" + object(limit + 1) + "]", "{\"a\":" + object(60_000) + "}"] {
+            do {
+                _ = try JSONValue.parse(text)
+                Issue.record("parsed an object beyond the limit")
+            } catch {
+                #expect(error.exceededMemberLimit == limit)
+                #expect(error.message.contains("at most \(limit)"))
+            }
+        }
+        // A caller may ask for less.
+        #expect(throws: JSONParseError.self) { try JSONValue.parse(Array(object(3).utf8), maxObjectMembers: 2) }
+        // Malformed JSON is another problem.
+        do {
+            _ = try JSONValue.parse("{\"a\":}")
+            Issue.record("parsed malformed JSON")
+        } catch {
+            #expect(error.exceededMemberLimit == nil)
+        }
+    }
+
     @Test("errors say what and where")
     func errorsExplain() {
         #expect(throws: JSONParseError.self) { try JSONValue.parse("{\"a\":1,\n \"a\":2}") }

@@ -154,7 +154,10 @@ extension APIError {
     /// when it only nests deeper than the parser goes (about 2,048 levels, far beyond what a
     /// value may).
     init(unparsableBody error: JSONParseError) {
-        if error.message.contains("maximum parsing depth") {
+        if let limit = error.exceededMemberLimit {
+            self.init(.invalidBody, "The body has an object of more than \(limit) members; no value this service stores has that many.",
+                      extensions: ["limit": .integer(Int64(limit))])
+        } else if error.message.contains("maximum parsing depth") {
             self = .nestedTooDeeply("The body nests deeper than the parser reads (\(error))")
         } else {
             self.init(.malformedJSON, "The body is not valid JSON: \(error).")

@@ -1,0 +1,59 @@
+import Foundation
+import HTTPTestClient
+import NavPrefsCore
+import NavPrefsJSON
+import Testing
+
+/// Issue 31: what one request may cost the server. The timing of it (a wide body answered within
+/// a second while `/healthz` keeps its p99) is measured by the hostile suite's `loop` part; these
+/// tests check the answers.
+@Suite("Bounded work per request: wide bodies, large values")
+struct BoundedWorkAPITests {
+    static func wideObject(_ count: Int) -> String {
+        "{" + (0..<count).map { "\"k\($0)\":\($0)" }.joined(separator: ",") + "}"
+    }
+
+    @Test("a body with an object of more than 16,384 members is 400 invalid-body naming the limit, at any depth")
+    func memberLimit() async throws {
+        try await withApp { app in
+            let wide = Self.wideObject(60_000)
+            for (method, path, body) in [
+                ("PATCH", "/v1/profiles/w/preferences", wide),
+                ("PATCH", "/v1/profiles/w/defaults", wide),
+                ("PUT", "/v1/profiles/w/defaults", wide),
+                ("PATCH", "/v1/profiles/w/preferences", #"{"nested":"# + Self.wideObject(JSONValue.maxObjectMembers + 1) + "}"),
+            ] {
+                let answer = try await app.request(method, path, json: body)
+                #expect(answer.status == 400, "\(method) \(path): \(answer.text.prefix(200))")
+                #expect(try answer.problemType() == problem("invalid-body"), "\(method) \(path)")
+                #expect(try answer.json()["limit"] as? Int == JSONValue.maxObjectMembers, "\(method) \(path)")
+            }
+            #expect(try await app.request("GET", "/v1/profiles/w/state").json()["lastEventId"] as? Int == 0, "nothing was written")
+        }
+    }
+
+    @Test("a merge patch of 30 values with 1,800 members each is applied whole, member order kept")
+    func wideValues() async throws {
+        try await withApp { app in
+            let value = Self.wideObject(1_800)
+            let patch = "{" + (0..<30).map { "\"v\($0)\":\(value)" }.joined(separator: ",") + "}"
+            let first = try await app.request("PATCH", "/v1/profiles/wide/preferences", json: patch)
+            #expect(first.status == 200, "\(first.text.prefix(200))")
+            // Half the members removed, half replaced, new ones after: one pass each.
+            let change = "{" + (0..<1_800).map { $0 % 2 == 0 ? "\"k\($0)\":null" : "\"k\($0)\":\"x\"" }.joined(separator: ",")
+                + ",\"new\":true}"
+            let second = try await app.request("PATCH", "/v1/profiles/wide/preferences", json: "{\"v7\":\(change)}")
+            #expect(second.status == 200, "\(second.text.prefix(200))")
+            let read = try await app.request("GET", "/v1/profiles/wide/preferences/v7")
+            let merged = try read.json()["value"] as? [String: Any] ?? [:]
+            #expect(merged.count == 901)
+            #expect(merged["k1"] as? String == "x" && merged["k0"] == nil && merged["new"] as? Bool == true)
+            let text = read.text
+            if let k1 = text.range(of: "\"k1\""), let k3 = text.range(of: "\"k3\""), let new = text.range(of: "\"new\"") {
+                #expect(k1.lowerBound < k3.lowerBound && k3.lowerBound < new.lowerBound, "members keep their places")
+            } else {
+                Issue.record("members missing: \(text.prefix(200))")
+            }
+        }
+    }
+}
