@@ -205,6 +205,17 @@ public final class NavPrefsAPI: HTTPHandler {
         return response
     }
 
+    /// An answer that was logged with its status and then never reached the client (its
+    /// connection failed or closed first): logged once more, so the log says so.
+    public func answerUndelivered(status: Int, headers: HTTPHeaders, head: HTTPRequestHead) {
+        logger.warning("client aborted", [
+            "request_id": .string(headers[HeaderName.xRequestID] ?? RequestID.take(from: head.headers)),
+            "method": .string(String(head.method.prefix(20))), "status": .integer(Int64(status)),
+            "detail": .string("the connection closed before the answer was sent"),
+            "remote": .string(policy.clientAddress(peer: head.remoteAddress, headers: head.headers)),
+        ])
+    }
+
     func answer(_ error: APIError, _ request: HTTPRequestHead, _ requestID: String) -> HTTPResponse {
         if let kind = error.storeErrorKind { storeErrors.record(kind) }
         // Damaged data takes the instance out of service for good (Readiness).

@@ -62,6 +62,9 @@ public final class TestConnection: @unchecked Sendable {
 
     public func send(raw text: String) throws { try send(raw: Array(text.utf8)) }
 
+    /// Shuts down the sending side (the server reads the end of the stream) and keeps reading.
+    public func finishSending() { shutdown(socket, Int32(SHUT_WR)) }
+
     /// Sends a request; adds `Host`, and `Content-Length` when there is a body and none was given.
     public func send(_ method: String, _ path: String, headers: [(String, String)] = [], body: [UInt8] = []) throws {
         var head = "\(method) \(path) HTTP/1.1\r\n"

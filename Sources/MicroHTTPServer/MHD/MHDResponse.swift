@@ -76,10 +76,17 @@ enum MHDResponse {
     }
 
     /// The bytes of a complete response with `Connection: close`, for the answers the server
-    /// writes to a socket itself (``RawAnswer``). A streamed body is left out.
-    static func serialized(_ response: HTTPResponse) -> [UInt8] {
-        let body: [UInt8]
-        if case .bytes(let bytes) = response.body { body = bytes } else { body = [] }
+    /// writes to a socket itself (``RawAnswer``, ``AnswerOnSocket``). A streamed body is left
+    /// out; `headOnly` (the answer to HEAD) states the body's length and leaves the body out,
+    /// as libmicrohttpd does; a 304 states only the length the 200 would have, when known.
+    static func serialized(_ response: HTTPResponse, headOnly: Bool = false) -> [UInt8] {
+        let body: [UInt8], length: Int?
+        switch response.body {
+        case .bytes where response.status == 304: (body, length) = ([], nil)
+        case .bytes(let bytes): (body, length) = (bytes, bytes.count)
+        case .omitted(let representationLength): (body, length) = ([], representationLength)
+        case .stream: (body, length) = ([], 0)
+        }
         var text = "HTTP/1.1 \(response.status) \(reasonPhrase(response.status))\r\n"
         for (name, value) in response.headers {
             let lowered = name.lowercased()
@@ -89,8 +96,9 @@ enum MHDResponse {
             else { continue }
             text += "\(name): \(value)\r\n"
         }
-        text += "Content-Length: \(body.count)\r\nConnection: close\r\n\r\n"
-        return Array(text.utf8) + body
+        if let length { text += "Content-Length: \(length)\r\n" }
+        text += "Connection: close\r\n\r\n"
+        return Array(text.utf8) + (headOnly ? [] : body)
     }
 
     /// The reason phrase libmicrohttpd itself sends with `status`, so both kinds of answers agree.

@@ -17,6 +17,8 @@ final class ServerCore: @unchecked Sendable {
     let configuration: ServerConfiguration
     let handler: any HTTPHandler
     let waker: LoopWaker
+    /// The event loop's epoll set, with the sockets the server watches itself.
+    let socketWatch = SocketWatch()
     let workarounds: MHDWorkarounds
     let limits: RequestPhases.Limits
     /// Where libmicrohttpd's own messages go; `nil` drops them.
@@ -46,6 +48,11 @@ final class ServerCore: @unchecked Sendable {
     var lastLibraryMessage = ""
     /// Refusals of libmicrohttpd's own that could not be tied to one connection.
     let unattributedLibraryRefusals = Atomic<Int>(0)
+    /// Chunked bodies being received, watched for a chunk line MHD cannot hold (event-loop
+    /// thread only; ``refuseLongChunkLines()``).
+    var chunkedUploads: [ObjectIdentifier: ChunkedUpload] = [:]
+    /// Set when outstanding work is abandoned: answers the server is writing itself are cut.
+    let abandoningSocketAnswers = Atomic<Bool>(false)
 
     struct Registry: ~Copyable {
         /// The one-shots of requests whose connection is suspended, with the head to refuse
@@ -54,6 +61,19 @@ final class ServerCore: @unchecked Sendable {
         var streams: [Int: ResponseStream] = [:]
         /// Streams aborted while libmicrohttpd was sending, whose connections the loop cuts.
         var cuts: [Int] = []
+        /// Requests whose answer (or admission) was handed over while their connection waited,
+        /// suspended: the loop resumes them before its next run of MHD (``resumeAnswered()``).
+        var answered: [RequestContext] = []
+        /// Sockets the loop watches itself, by token (``SocketWatch``).
+        var watched: [Int: Watched] = [:]
+    }
+
+    /// What a watched socket belongs to.
+    enum Watched: Sendable {
+        /// A stream's connection, watched for its client's hang-up while suspended.
+        case stream(ResponseStream, socket: Int32)
+        /// An answer the server writes to the socket itself (``AnswerOnSocket``).
+        case answer(AnswerOnSocket)
     }
 
     struct Waiting {
@@ -215,7 +235,7 @@ final class ServerCore: @unchecked Sendable {
             let shot = OneShot<HTTPAdmission>()
             context.admission = shot
             decide(HTTPAdmissionResponder(shot: shot))
-            if let decision = shot.settle(suspend: { suspend(context) }, wake: { [connection = context.connection] in connection.resume() }) {
+            if let decision = shot.settle(suspend: { suspend(context) }, wake: { [weak self] in self?.answerReady(context) }) {
                 context.admission = nil
                 return carryOut(context.phases.admitted(decision, reserve: { bodyBudget.reserve($0, for: context) }), context)
             }
@@ -224,7 +244,7 @@ final class ServerCore: @unchecked Sendable {
             let shot = OneShot<HTTPResponse>()
             context.response = shot
             handler.handle(request, responder: HTTPResponder(shot: shot, receivedAt: context.receivedAt, tally: answerTally))
-            if let response = shot.settle(suspend: { suspend(context) }, wake: { [connection = context.connection] in connection.resume() }) {
+            if let response = shot.settle(suspend: { suspend(context) }, wake: { [weak self] in self?.answerReady(context) }) {
                 context.response = nil
                 return answer(context, with: response)
             }
@@ -245,6 +265,7 @@ final class ServerCore: @unchecked Sendable {
         guard context.phases.announcesBody, case .receiving = context.phases.phase else { return }
         if case .length(0) = context.phases.framing { return }
         PeerInfo.of(context.connection.pointer)?.phase = .body(context: context)
+        if case .chunked = context.phases.framing { watchChunkLines(of: context) }
     }
 
     /// Writes the handler's answer to `rejection` to the socket itself and cuts the connection
@@ -264,6 +285,7 @@ final class ServerCore: @unchecked Sendable {
         context.phases.answered()
         bodyBudget.release(context)
         PeerInfo.of(context.connection.pointer)?.phase = .busy
+        if case .stream = response.body {} else { context.answer = AnswerNote(response) }
         let closing = draining.load(ordering: .relaxed)
         switch response.body {
         case .bytes where response.status == 304:
@@ -289,7 +311,10 @@ final class ServerCore: @unchecked Sendable {
             registry.withLock { $0.streams[stream.id] = stream }
             let queued = MHDResponse.queueStream(stream, status: response.status, headers: response.headers,
                                                  core: self, on: context.connection.pointer)
-            if queued == .YES, !context.isHead { start(stream) }
+            if queued == .YES, !context.isHead {
+                watchHangUp(of: stream, socket: socket.socket)
+                start(stream)
+            }
             return queued
         }
     }
@@ -328,6 +353,7 @@ final class ServerCore: @unchecked Sendable {
     /// Cuts the connections past their header or body deadline; called by the event loop after
     /// each run of MHD (it checks once a second at most).
     func enforceDeadlines() {
+        refuseLongChunkLines()
         deadlines.check(now: .now) { peer, phase in
             if case .body(let context) = phase, case .receiving = context.phases.phase {
                 // MHD 0.9.75 accepts no response while a body is arriving: the handler's answer
@@ -345,7 +371,7 @@ final class ServerCore: @unchecked Sendable {
 
     /// MHD is done with a request (answered, or the connection failed or closed). On keep-alive
     /// the connection now waits for the next request line, under the header deadline again.
-    func requestCompleted(_ slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>, on connection: OpaquePointer?) {
+    func requestCompleted(_ slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>, on connection: OpaquePointer?, completedOK: Bool) {
         if let connection, let peer = PeerInfo.of(connection) {
             peer.phase = .headers
             peer.request = nil
@@ -354,15 +380,34 @@ final class ServerCore: @unchecked Sendable {
         slot.pointee = nil
         let context = Unmanaged<RequestContext>.fromOpaque(stored).takeRetainedValue()
         // A client that went away while an answer was being made: it has nowhere to go.
+        let lost: AnswerNote? = if let unsent = context.response?.take() {
+            AnswerNote(unsent)  // made, never handed to libmicrohttpd
+        } else if let answer = context.answer, !completedOK, !context.answerDelivered {
+            answer  // handed to it, and not sent whole
+        } else {
+            nil
+        }
         context.response?.drop()
         context.admission?.drop()
+        if let lost {
+            // The one place the handler hears of it, so that its log does not end at the status
+            // it answered: the connection failed or closed before the answer went out.
+            handler.answerUndelivered(status: lost.status, headers: lost.headers, head: context.headForRefusal)
+        }
         _ = registry.withLock { $0.waiting.removeValue(forKey: ObjectIdentifier(context)) }
+        chunkedUploads[ObjectIdentifier(context)] = nil
         bodyBudget.release(context)
         requestsInFlight.subtract(1, ordering: .relaxed)
     }
 
     func streamReleased(_ stream: ResponseStream) {
-        _ = registry.withLock { $0.streams.removeValue(forKey: stream.id) }
+        let watched = registry.withLock { registry in
+            registry.streams.removeValue(forKey: stream.id)
+            return registry.watched.removeValue(forKey: stream.id)
+        }
+        // Before libmicrohttpd closes the socket (it releases the response first): the watch
+        // cannot outlive the connection into another one with the same descriptor.
+        if case .stream(_, let socket)? = watched { socketWatch.unwatch(socket) }
         stream.terminated()
     }
 
@@ -384,5 +429,7 @@ final class ServerCore: @unchecked Sendable {
             _ = request.admission?.fulfil(.answer(refusal))
         }
         for stream in streams { stream.abort(.serverShutdown) }
+        abandoningSocketAnswers.store(true, ordering: .relaxed)
+        waker.wake()
     }
 }

@@ -120,6 +120,9 @@ extension APIError {
             self.init(.invalidHost, "A request carries exactly one Host field (HTTP/1.0 may carry none), naming a host and optionally a port; RFC 9112 §3.2.")
         case .malformedChunkedBody:
             self.init(.badFraming, "The chunked body is malformed (a chunk size that is not hexadecimal, or a missing line end); RFC 9112 §7.1.")
+        case .chunkLineTooLong(let limit):
+            self.init(.badFraming, "A chunk's size line, with its extensions, is limited to about \(limit) bytes; RFC 9112 §7.1.1.",
+                      extensions: ["limit": .integer(Int64(limit))])
         case .httpVersionNotSupported:
             self.init(.httpVersionNotSupported, "This server speaks HTTP/1.0 and HTTP/1.1.")
         }
