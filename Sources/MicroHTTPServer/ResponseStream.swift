@@ -4,8 +4,15 @@ import Synchronization
 ///
 /// Safe to use from any thread. Bytes are queued and sent as the client reads them; while
 /// nothing is queued the connection is suspended, so an idle stream uses no CPU and no thread.
-/// libmicrohttpd does not notice a client that went away while its connection was suspended:
-/// write something periodically (a heartbeat) to find out.
+/// The server notices a client that leaves an idle stream (see `SuspendedHangUps.swift`).
+///
+/// What a stream holds unsent is bounded twice: by its own bound and by the total of every
+/// stream's (``StreamBudget``). A write that would pass either does not end the stream when its
+/// producer said what stands for the frames it gives up (``onOverflow(_:)``, an event stream's
+/// `reset`): the frames queued and not yet started are dropped, with the new one, and that
+/// replacement is queued instead. The stream goes on, and a fast reader that meets one frame
+/// larger than its bound gets the replacement, not the end. A stream still full at its next
+/// overflow, with nothing read since its last replacement, is ended as too slow.
 public final class ResponseStream: Sendable {
     /// Why a stream ended.
     public enum Termination: Sendable, Equatable {
@@ -13,7 +20,8 @@ public final class ResponseStream: Sendable {
         case finished
         /// The client closed the connection, or it failed.
         case disconnected
-        /// The client read too slowly: more than the configured bytes were queued unsent.
+        /// The client read too slowly: its bound was reached again with nothing read since the
+        /// last replacement (or with no replacement given).
         case tooSlow
         /// The server shut down.
         case serverShutdown
@@ -22,7 +30,20 @@ public final class ResponseStream: Sendable {
     struct State: ~Copyable {
         var pending: [UInt8] = []
         var readOffset = 0
+        /// Where each queued frame the reader has not finished ends in `pending`, in order.
+        var frameEnds: [Int] = []
+        /// The end of the frame the reader is in the middle of (it must be sent whole); `nil`
+        /// when the reader stands between frames, and every frame queued may be given up.
+        var inFlightEnd: Int?
+        /// The tag of the newest frame written (sent, queued or given up): what a replacement
+        /// says the stream has covered.
+        var lastTag: Int64 = 0
+        /// Whether the reader took bytes since the last replacement.
+        var readSinceReplacement = true
+        var replacement: (@Sendable (Int64) -> [UInt8])?
         var finishing = false
+        /// The client finished sending: the end is its leaving, not ``finish()``.
+        var clientLeft = false
         var aborted: Termination?
         var terminated = false
         var suspended = false
@@ -34,6 +55,8 @@ public final class ResponseStream: Sendable {
     /// libmicrohttpd connection, or the reader of the in-memory transport.
     let connection: any StreamConnection
     let maxBufferedBytes: Int
+    /// The total of every stream of the server, if it keeps one.
+    let budget: StreamBudget?
     /// Identifies the stream in the server's registry.
     let id: Int
     /// Asks the event loop to cut the connection of a stream aborted while it was not suspended:
@@ -41,26 +64,28 @@ public final class ResponseStream: Sendable {
     /// reading never lets it) and would not call the reader to learn of the abort.
     private let requestCut: @Sendable (Int) -> Void
 
-    init(connection: any StreamConnection, maxBufferedBytes: Int, id: Int, requestCut: @escaping @Sendable (Int) -> Void = { _ in }) {
+    init(connection: any StreamConnection, maxBufferedBytes: Int, budget: StreamBudget? = nil, id: Int,
+         requestCut: @escaping @Sendable (Int) -> Void = { _ in }) {
         self.connection = connection
         self.maxBufferedBytes = maxBufferedBytes
+        self.budget = budget
         self.id = id
         self.requestCut = requestCut
+        budget?.register(self)
     }
 
-    /// Queues `bytes` for sending. Returns `false` if the stream has ended (or just ended
-    /// because the client is too slow), so producers can drop it.
+    /// Queues `bytes` for sending, one whole frame of the stream's protocol (an event), tagged
+    /// `tag` when it has one (an event id; see ``onOverflow(_:)``). Returns `false` if the
+    /// stream has ended (or just ended because the client is too slow), so producers can drop it.
     @discardableResult
-    public func write(_ bytes: [UInt8]) -> Bool {
+    public func write(_ bytes: [UInt8], tag: Int64? = nil) -> Bool {
+        if let budget, budget.held > budget.limit - bytes.count { budget.reclaim(for: bytes.count) }
         var cut = false
         let accepted: Bool = state.withLock { state in
             guard !state.terminated, !state.finishing, state.aborted == nil else { return false }
-            if state.pending.count - state.readOffset + bytes.count > maxBufferedBytes {
-                state.aborted = .tooSlow
-                state.pending = []
-                state.readOffset = 0
-                cut = !wake(&state)
-                return false
+            if let tag { state.lastTag = tag }
+            guard state.pending.count - state.readOffset + bytes.count <= maxBufferedBytes else {
+                return overflow(&state, cut: &cut)
             }
             if state.suspended, state.pending.count == state.readOffset, !bytes.isEmpty {
                 switch connection.sendWhileSuspended(bytes) {
@@ -74,7 +99,9 @@ public final class ResponseStream: Sendable {
                     break
                 }
             }
+            guard budget?.reserve(bytes.count) ?? true else { return overflow(&state, cut: &cut) }
             state.pending.append(contentsOf: bytes)
+            state.frameEnds.append(state.pending.count)
             wake(&state)
             return true
         }
@@ -85,11 +112,71 @@ public final class ResponseStream: Sendable {
     @discardableResult
     public func write(_ text: String) -> Bool { write(Array(text.utf8)) }
 
+    /// What stands for frames the stream gives up (see the type's documentation): made from the
+    /// tag of the newest frame written, on whichever thread writes, with the stream's lock held:
+    /// it must not lock anything itself.
+    public func onOverflow(_ makeReplacement: @escaping @Sendable (_ lastTag: Int64) -> [UInt8]) {
+        state.withLock { $0.replacement = makeReplacement }
+    }
+
+    /// The frames queued and not started are given up for the replacement; without one, or
+    /// with nothing read since the last, the stream ends as too slow. Answers whether it goes on.
+    private func overflow(_ state: inout State, cut: inout Bool) -> Bool {
+        guard let replacement = state.replacement, state.readSinceReplacement else {
+            state.aborted = .tooSlow
+            dropPending(&state)
+            budget?.cut.add(1, ordering: .relaxed)
+            cut = !wake(&state)
+            return false
+        }
+        replaceUnsent(&state, with: replacement(state.lastTag))
+        return true
+    }
+
+    /// Drops the frames not started and queues `replacement` (counted in the budget even past
+    /// it: it is small, and stands for what was dropped).
+    private func replaceUnsent(_ state: inout State, with replacement: [UInt8]) {
+        let end = state.inFlightEnd ?? state.readOffset
+        budget?.release(state.pending.count - end)
+        state.pending.removeSubrange(end...)
+        state.frameEnds.removeAll { $0 > end }
+        state.pending.append(contentsOf: replacement)
+        state.frameEnds.append(state.pending.count)
+        budget?.heldBytes.add(replacement.count, ordering: .relaxed)
+        budget?.replaced.add(1, ordering: .relaxed)
+        state.readSinceReplacement = false
+        wake(&state)
+    }
+
+    /// Bytes queued and not yet taken by the reader.
+    var unsentBytes: Int { state.withLock { $0.pending.count - $0.readOffset } }
+
+    /// Gives up the unsent frames for the replacement (the total is short; ``StreamBudget``).
+    func giveUpUnsent() {
+        var cut = false
+        state.withLock { state in
+            guard !state.terminated, state.aborted == nil, state.pending.count > state.readOffset else { return }
+            _ = overflow(&state, cut: &cut)
+        }
+        if cut { requestCut(id) }
+    }
+
     /// Ends the stream once everything queued so far has been sent.
     public func finish() {
         state.withLock { state in
             guard !state.terminated, !state.finishing else { return }
             state.finishing = true
+            wake(&state)
+        }
+    }
+
+    /// The client finished sending (it closed, or shut down its side; a stream's client never
+    /// sends again): the stream ends after what is queued, as one whose client left.
+    func clientFinishedSending() {
+        state.withLock { state in
+            guard !state.terminated, !state.finishing, state.aborted == nil else { return }
+            state.finishing = true
+            state.clientLeft = true
             wake(&state)
         }
     }
@@ -120,6 +207,14 @@ public final class ResponseStream: Sendable {
         return true
     }
 
+    private func dropPending(_ state: inout State) {
+        budget?.release(state.pending.count - state.readOffset)
+        state.pending = []
+        state.frameEnds = []
+        state.inFlightEnd = nil
+        state.readOffset = 0
+    }
+
     // MARK: - Event-loop side (called by libmicrohttpd's content reader, or the in-memory reader)
 
     /// What the content reader should do next.
@@ -141,11 +236,23 @@ public final class ResponseStream: Sendable {
                     buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: source[state.readOffset..<state.readOffset + count]))
                 }
                 state.readOffset += count
+                state.readSinceReplacement = true
+                budget?.release(count)
+                // Frames read whole are done; the reader now stands between two, or inside one.
+                let finished = state.frameEnds.prefix { $0 <= state.readOffset }.count
+                let betweenFrames = finished > 0 && state.frameEnds[finished - 1] == state.readOffset
+                state.frameEnds.removeFirst(finished)
+                state.inFlightEnd = betweenFrames ? nil : state.frameEnds.first
                 if state.readOffset == state.pending.count {
                     state.pending.removeAll(keepingCapacity: state.pending.capacity <= 4096)
+                    state.frameEnds.removeAll(keepingCapacity: true)
+                    state.inFlightEnd = nil
                     state.readOffset = 0
                 } else if state.readOffset > 65_536 {
-                    state.pending.removeFirst(state.readOffset)
+                    let consumed = state.readOffset
+                    state.pending.removeFirst(consumed)
+                    for index in state.frameEnds.indices { state.frameEnds[index] -= consumed }
+                    state.inFlightEnd = state.inFlightEnd.map { $0 - consumed }
                     state.readOffset = 0
                 }
                 return .bytes(count)
@@ -171,14 +278,16 @@ public final class ResponseStream: Sendable {
     func terminated() {
         let (handlers, reason): ([@Sendable (Termination) -> Void], Termination) = state.withLock { state in
             state.terminated = true
-            let reason = state.aborted ?? (state.finishing && state.readOffset == state.pending.count ? .finished : .disconnected)
+            let reason = state.aborted
+                ?? (state.finishing && !state.clientLeft && state.readOffset == state.pending.count ? .finished : .disconnected)
             state.aborted = reason
             let handlers = state.onTermination
             state.onTermination = []
-            state.pending = []
-            state.readOffset = 0
+            state.replacement = nil
+            dropPending(&state)
             return (handlers, reason)
         }
+        budget?.unregister(self)
         for handler in handlers { handler(reason) }
     }
 }

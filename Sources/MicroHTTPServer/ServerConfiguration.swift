@@ -37,8 +37,14 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var connectionMemoryBytes: Int
     /// Pending connections the kernel queues before they are accepted.
     public var listenBacklog: Int
-    /// Bytes a stream may hold unsent before its client is considered too slow and dropped.
+    /// Bytes a stream may hold unsent. A write past it gives up the stream's unsent frames for
+    /// its producer's replacement (an event stream's `reset`) and the stream goes on; a stream
+    /// still full at its next overflow, with nothing read since, is dropped as too slow
+    /// (``ResponseStream``).
     public var maxBufferedStreamBytes: Int
+    /// Bytes all streams together may hold unsent: past it, the streams holding the most give
+    /// theirs up first (``StreamBudget``).
+    public var maxBufferedStreamBytesTotal: Int = 64 << 20
     /// The longest the event loop sleeps without an event (a safety net: resumes, new data,
     /// timeouts, shutdown all wake it sooner). 250 ms: the header and body deadlines are checked
     /// at least this often, and an idle server with 10,000 streams wakes 4 times a second.

@@ -40,6 +40,8 @@ public struct Configuration: Sendable, Equatable {
     public var sseRetryMilliseconds = 2_000
     public var sseMaxSubscribers = 10_000
     public var sseMaxSubscribersPerIP = 256
+    public var sseStreamBufferBytes = 1 << 20
+    public var sseBufferTotalBytes = 64 << 20
     public var eventRetentionCount = EventRetention().count
     public var eventRetentionSeconds = Int(EventRetention().age.components.seconds)
     /// Bytes of events one profile's log keeps (``StoreLimits/maxEventLogBytes``); 0: no bound.
@@ -297,6 +299,12 @@ struct Setting: Sendable {
                 { $0.sseMaxSubscribers }, { $0.sseMaxSubscribers = $1 }),
         integer("sse-max-subscribers-per-ip", "SSE_MAX_SUBSCRIBERS_PER_IP", "event streams per access token, or per client address while no token is needed (429 beyond)",
                 1...1_000_000, { $0.sseMaxSubscribersPerIP }, { $0.sseMaxSubscribersPerIP = $1 }),
+        integer("sse-stream-buffer-bytes", "SSE_STREAM_BUFFER_BYTES",
+                "bytes one event stream may hold unsent; past it the events it holds give way to a reset event and the stream goes on (a stream still full at its next reset, having read nothing, is closed)",
+                4_096...(1 << 30), { $0.sseStreamBufferBytes }, { $0.sseStreamBufferBytes = $1 }),
+        integer("sse-buffer-total-bytes", "SSE_BUFFER_TOTAL_BYTES",
+                "bytes all event streams together may hold unsent; past it the streams holding the most get a reset first",
+                65_536...(1 << 40), { $0.sseBufferTotalBytes }, { $0.sseBufferTotalBytes = $1 }),
         integer("event-retention-count", "EVENT_RETENTION_COUNT", "events kept per profile for replay", 1...10_000_000,
                 { $0.eventRetentionCount }, { $0.eventRetentionCount = $1 }),
         integer("event-retention-age", "EVENT_RETENTION_SECONDS", "seconds events are kept for replay", 1...31_536_000,

@@ -49,7 +49,9 @@ public final class NavPrefsApp: Sendable {
             maxConnections: configuration.maxConnections,
             maxConnectionsPerIP: configuration.maxConnectionsPerIP,
             idleTimeoutSeconds: configuration.idleTimeoutSeconds,
-            connectionMemoryBytes: configuration.connectionMemoryBytes)
+            connectionMemoryBytes: configuration.connectionMemoryBytes,
+            maxBufferedStreamBytes: configuration.sseStreamBufferBytes)
+        serverConfiguration.maxBufferedStreamBytesTotal = configuration.sseBufferTotalBytes
         serverConfiguration.headerTimeout = .seconds(configuration.headerTimeoutSeconds)
         serverConfiguration.bodyTimeout = .seconds(configuration.bodyTimeoutSeconds)
         serverConfiguration.maxBufferedBodyBytes = configuration.maxBufferedBodyBytes
@@ -62,6 +64,7 @@ public final class NavPrefsApp: Sendable {
                     || message.contains("Broken pipe") || message.contains("closed by remote")
                 logger.log(routine ? .debug : .warning, "libmicrohttpd", [("message", .string(message))])
             })
+        api.reportStreams(of: server.streamBudget)
         if case .postgres = configuration.database, configuration.streamSecret == nil {
             logger.warning("stream tokens", ["notice": .string(
                 "no --stream-secret-file: whoever can read the database's secrets table can sign stream tokens")])

@@ -56,6 +56,8 @@ public final class NavPrefsAPI: HTTPHandler {
     /// The steps of a refusal below the router (``response(for:head:)``): the same but CORS,
     /// since such a request is refused before its `Origin` is looked at.
     let rejectionSteps: [any ResponseStep]
+    /// What the transport's streams hold unsent, for `/metrics` (``reportStreams(of:)``).
+    let streamBuffers = StreamBufferSource()
 
     /// Assembles the API over `store`; starts nothing (see ``events`` and ``authenticator``,
     /// which the service starts and stops).
@@ -75,7 +77,8 @@ public final class NavPrefsAPI: HTTPHandler {
         router = Router([
             HealthRoutes(store: store, readiness: readiness),
             MetricsRoutes(requests: requestMetrics, storeErrors: storeErrors, hub: hub, store: store,
-                          profileQuotaBytes: options.profileQuotaBytes, eventLogMaxBytes: options.eventLogMaxBytes),
+                          profileQuotaBytes: options.profileQuotaBytes, eventLogMaxBytes: options.eventLogMaxBytes,
+                          streamBuffers: streamBuffers),
             CounterRoutes(store: store, cache: counterCache),
             PreferenceRoutes(store: store, limits: limits),
             DefaultsRoutes(store: store, limits: limits),
@@ -123,6 +126,9 @@ public final class NavPrefsAPI: HTTPHandler {
 
     /// Whether any token was stored at the last look (see ``startAuthentication()``).
     public var tokensExist: Bool { authenticator.hasTokens }
+
+    /// Reports what `budget` (the server's or a transport's) says of its streams in `/metrics`.
+    public func reportStreams(of budget: StreamBudget) { streamBuffers.budget.withLock { $0 = budget } }
 
     /// Starts delivering the store's events to streams and the heartbeats.
     public func startEventDelivery() { hub.start() }

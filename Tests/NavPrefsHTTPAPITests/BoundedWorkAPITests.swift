@@ -2,6 +2,7 @@ import Foundation
 import HTTPTestClient
 import NavPrefsCore
 import NavPrefsJSON
+import NavPrefsApp
 import Testing
 
 /// Issue 31: what one request may cost the server. The timing of it (a wide body answered within
@@ -54,6 +55,32 @@ struct BoundedWorkAPITests {
             } else {
                 Issue.record("members missing: \(text.prefix(200))")
             }
+        }
+    }
+}
+
+@Suite("Bounded stream buffers: an event too large for a stream is a reset, and the stream goes on",
+       .overSockets("Server-Sent Events over TCP: what a stream holds unsent"))
+struct StreamOverflowAPITests {
+    @Test("an event larger than a stream's buffer reaches a fast reader as a reset (tooFarBehind, its id), then the stream goes on")
+    func largeEventIsAReset() async throws {
+        try await withApp({ $0.sseStreamBufferBytes = 32 << 10 }) { app in
+            let stream = try await SSEClient.open(port: app.port, path: "/v1/profiles/big/events")
+            _ = try await stream.next()  // retry
+            _ = try await stream.next()  // position
+            let value = String(repeating: "v", count: 60_000)
+            #expect(try await app.request("PUT", "/v1/profiles/big/preferences/large", json: #"{"value":"\#(value)"}"#).status == 201)
+            #expect(try await app.request("PUT", "/v1/profiles/big/preferences/small", json: #"{"value":1}"#).status == 201)
+            let reset = try #require(try await stream.next())
+            #expect(reset.event == "reset" && reset.id == "1", "\(reset)")
+            let data = try reset.json()
+            #expect(data["reason"] as? String == "tooFarBehind" && data["latest"] as? Int == 1 && data["profile"] as? String == "big")
+            let next = try #require(try await stream.next())
+            #expect(next.event == "preference" && next.id == "2", "the stream goes on: \(next)")
+            let metrics = String(decoding: try await app.request("GET", "/metrics").body, as: UTF8.self)
+            #expect(metrics.contains("navprefs_sse_overflow_resets_total 1"), "\(metrics)")
+            #expect(metrics.contains("navprefs_sse_stream_buffer_limit_bytes 32768"))
+            #expect(metrics.contains("navprefs_sse_buffer_total_limit_bytes 67108864"))
         }
     }
 }

@@ -44,6 +44,8 @@ final class ServerCore: @unchecked Sendable {
     let deadlines: ConnectionDeadlines
     /// Bytes held by request bodies being received, against ``ServerConfiguration/maxBufferedBodyBytes``.
     let bodyBudget: BodyBudget
+    /// Bytes streams hold unsent, against ``ServerConfiguration/maxBufferedStreamBytesTotal``.
+    let streamBudget: StreamBudget
     /// The message libmicrohttpd logged just before a refusal of its own (see ``MHDWorkarounds/answerLibraryRefusals``).
     var lastLibraryMessage = ""
     /// Refusals of libmicrohttpd's own that could not be tied to one connection.
@@ -91,6 +93,7 @@ final class ServerCore: @unchecked Sendable {
         self.messageLog = messageLog
         deadlines = ConnectionDeadlines(headerTimeout: configuration.headerTimeout, bodyTimeout: configuration.bodyTimeout)
         bodyBudget = BodyBudget(limit: configuration.maxBufferedBodyBytes)
+        streamBudget = StreamBudget(limit: configuration.maxBufferedStreamBytesTotal, perStreamLimit: configuration.maxBufferedStreamBytes)
     }
 
     func makeID() -> Int { nextID.wrappingAdd(1, ordering: .relaxed).newValue }
@@ -305,9 +308,9 @@ final class ServerCore: @unchecked Sendable {
             let socket = SuspendedStreamSocket(
                 connection: context.connection, socket: PeerInfo.of(context.connection.pointer)?.socket ?? -1,
                 chunked: context.isHTTP11 && !closing && !response.headers.contains(HeaderName.connection), sends: directSends)
-            let stream = ResponseStream(connection: socket,
-                                        maxBufferedBytes: configuration.maxBufferedStreamBytes,
-                                        id: makeID(), requestCut: { [weak self] id in self?.requestCut(of: id) })
+            let stream = ResponseStream(connection: socket, maxBufferedBytes: configuration.maxBufferedStreamBytes,
+                                        budget: streamBudget, id: makeID(),
+                                        requestCut: { [weak self] id in self?.requestCut(of: id) })
             registry.withLock { $0.streams[stream.id] = stream }
             let queued = MHDResponse.queueStream(stream, status: response.status, headers: response.headers,
                                                  core: self, on: context.connection.pointer)

@@ -24,6 +24,7 @@ struct MetricsRoutes: RouteCollection {
     let profileQuotaBytes: Int
     /// The bound on every profile's event log (`--event-retention-bytes`), 0 for none.
     let eventLogMaxBytes: Int
+    let streamBuffers: StreamBufferSource
 
     var routes: [Route] {
         [Route(.get, "/metrics", .admin, .reads) { _ throws(APIError) in
@@ -75,6 +76,20 @@ struct MetricsRoutes: RouteCollection {
         out.sample("navprefs_sse_subscribers", hub.subscriberCount)
         out.family("navprefs_sse_events_sent_total", "counter", "Events written to event streams (replayed and live).")
         out.sample("navprefs_sse_events_sent_total", hub.eventsSent)
+        if let budget = streamBuffers.budget.withLock({ $0 }) {
+            out.family("navprefs_sse_buffered_bytes", "gauge", "Bytes event streams hold unsent now.")
+            out.sample("navprefs_sse_buffered_bytes", budget.held)
+            out.family("navprefs_sse_buffer_total_limit_bytes", "gauge",
+                       "Bytes all event streams may hold unsent (--sse-buffer-total-bytes); past it the fullest get a reset.")
+            out.sample("navprefs_sse_buffer_total_limit_bytes", budget.limit)
+            out.family("navprefs_sse_stream_buffer_limit_bytes", "gauge", "Bytes one event stream may hold unsent (--sse-stream-buffer-bytes).")
+            out.sample("navprefs_sse_stream_buffer_limit_bytes", budget.perStreamLimit)
+            out.family("navprefs_sse_overflow_resets_total", "counter",
+                       "Event streams whose unsent events gave way to a reset (their buffer or the total was full); they went on.")
+            out.sample("navprefs_sse_overflow_resets_total", budget.replacements)
+            out.family("navprefs_sse_streams_cut_total", "counter", "Event streams closed as too slow: still full at their next reset, having read nothing.")
+            out.sample("navprefs_sse_streams_cut_total", budget.cuts)
+        }
 
         out.family("navprefs_store_errors_total", "counter", "Store operations that failed, by kind.")
         for kind in ["unavailable", "corrupted", "internal", "closed"] {
@@ -103,4 +118,10 @@ struct MetricsRoutes: RouteCollection {
         headers.add(HeaderName.cacheControl, "no-store")
         return HTTPResponse(status: 200, headers: headers, bytes: Array(out.text.utf8))
     }
+}
+
+/// Where `/metrics` reads what the transport's streams hold unsent: set once the server exists
+/// (``NavPrefsAPI/reportStreams(of:)``).
+final class StreamBufferSource: Sendable {
+    let budget = Mutex<StreamBudget?>(nil)
 }

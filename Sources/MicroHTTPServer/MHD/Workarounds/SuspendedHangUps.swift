@@ -31,7 +31,7 @@ extension ServerCore {
                 if report.hungUp {
                     stream.abort(.disconnected)
                 } else if report.peerFinished {
-                    stream.finish()
+                    stream.clientFinishedSending()
                 }
             case .answer(let delivery)?:
                 continueAnswer(delivery)
