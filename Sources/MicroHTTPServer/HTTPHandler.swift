@@ -85,6 +85,8 @@ public enum HTTPRejection: Sendable, Equatable {
     case headersTooLarge(limit: Int)
     /// Bodies being received already hold ``ServerConfiguration/maxBufferedBodyBytes``; retry later.
     case bodyBufferFull
+    /// Large answers held unsent already fill ``ServerConfiguration/maxBufferedAnswerBytes``; retry later.
+    case answerBufferFull
     /// A chunked body whose framing is broken (a chunk size that is not hex, a missing line end).
     case malformedChunkedBody
     /// A chunk's size line (its extensions included) longer than the connection's buffer, about
@@ -108,7 +110,7 @@ public enum HTTPRejection: Sendable, Equatable {
         case .requestTimeout: 408
         case .uriTooLong, .tooManyQueryArguments: 414
         case .headersTooLarge: 431
-        case .bodyBufferFull, .shuttingDown: 503
+        case .bodyBufferFull, .answerBufferFull, .shuttingDown: 503
         }
     }
 
@@ -126,6 +128,7 @@ public enum HTTPRejection: Sendable, Equatable {
         case .tooManyQueryArguments: "too_many_query_arguments"
         case .headersTooLarge: "headers_too_large"
         case .bodyBufferFull: "body_buffer_full"
+        case .answerBufferFull: "answer_buffer_full"
         case .invalidHost: "invalid_host"
         case .malformedChunkedBody: "malformed_chunked_body"
         case .chunkLineTooLong: "chunk_line_too_long"
@@ -137,7 +140,7 @@ public enum HTTPRejection: Sendable, Equatable {
     /// Seconds a client should wait before retrying, for the refusals that are about load.
     public var retryAfterSeconds: Int? {
         switch self {
-        case .bodyBufferFull, .shuttingDown: 1
+        case .bodyBufferFull, .answerBufferFull, .shuttingDown: 1
         default: nil
         }
     }

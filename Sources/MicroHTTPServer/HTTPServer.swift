@@ -125,6 +125,8 @@ public final class HTTPServer: Sendable {
     /// Bytes request bodies being received hold right now (reserved for declared lengths),
     /// against ``ServerConfiguration/maxBufferedBodyBytes``.
     public var bufferedBodyBytes: Int { core.bodyBudget.held.load(ordering: .relaxed) }
+    /// Large answers held until their clients read them (``AnswerBudget``).
+    public var answerBudget: AnswerBudget { core.answerBudget }
     /// What streams hold unsent, and how often the bounds on it replaced what they held
     /// (``StreamBudget``).
     public var streamBudget: StreamBudget { core.streamBudget }

@@ -81,6 +81,13 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// length would exceed it gets 503 with `Retry-After` before its body is read; a chunked body
     /// that crosses it is discarded and answered 503.
     public var maxBufferedBodyBytes: Int = 64 << 20
+    /// Answers with a body of at least this many bytes are moved, by the thread that made them,
+    /// into memory of their own that libmicrohttpd sends without copying on the event loop, and
+    /// count against ``maxBufferedAnswerBytes`` (``AnswerBudget``).
+    public var largeAnswerBytes: Int = 256 << 10
+    /// Bytes such large answers may hold together until their clients have read them; an answer
+    /// beyond it gets 503 with `Retry-After`.
+    public var maxBufferedAnswerBytes: Int = 256 << 20
     /// The libmicrohttpd workarounds in force: all of them, always, except in the tests that
     /// show the library's own behaviour (`WorkaroundTests`).
     var workarounds: MHDWorkarounds = .all

@@ -36,6 +36,9 @@ public struct Configuration: Sendable, Equatable {
     public var headerTimeoutSeconds = 20
     public var bodyTimeoutSeconds = 60
     public var maxBufferedBodyBytes = 64 << 20
+    public var maxBufferedAnswerBytes = 256 << 20
+    public var loopBodyBytes = 16 << 10
+    public var loopReadBytes = 64 << 10
     public var sseHeartbeatSeconds = 15
     public var sseRetryMilliseconds = 2_000
     public var sseMaxSubscribers = 10_000
@@ -287,6 +290,15 @@ struct Setting: Sendable {
                 1...3_600, { $0.bodyTimeoutSeconds }, { $0.bodyTimeoutSeconds = $1 }),
         integer("max-buffered-body-bytes", "MAX_BUFFERED_BODY_BYTES", "request bodies held at once by the whole server (503 beyond)",
                 1_024...(1 << 34), { $0.maxBufferedBodyBytes }, { $0.maxBufferedBodyBytes = $1 }),
+        integer("max-buffered-answer-bytes", "MAX_BUFFERED_ANSWER_BYTES",
+                "bytes large answers (256 KiB or more: a large profile's state) may hold together until their clients read them (503 beyond)",
+                1_048_576...(1 << 40), { $0.maxBufferedAnswerBytes }, { $0.maxBufferedAnswerBytes = $1 }),
+        integer("loop-body-bytes", "LOOP_BODY_BYTES",
+                "request bodies larger than this are decoded and handled on threads of their own, not the event loop that serves every connection",
+                0...(64 << 20), { $0.loopBodyBytes }, { $0.loopBodyBytes = $1 }),
+        integer("loop-read-bytes", "LOOP_READ_BYTES",
+                "bytes of values a SQLite read may take on the event loop; a larger read (and the rendering of its answer) moves to a reader thread",
+                0...(64 << 20), { $0.loopReadBytes }, { $0.loopReadBytes = $1 }),
         Setting(flag: "cors-origins", environment: "CORS_ORIGINS", placeholder: "LIST",
                 help: "web origins allowed to call the API from a browser, comma-separated, or * for any",
                 apply: { value, configuration, _ throws(ConfigurationError) in configuration.corsOrigins = CORSPolicy(parsing: value) },

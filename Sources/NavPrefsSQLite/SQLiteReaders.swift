@@ -20,7 +20,11 @@ final class SQLiteReaders: Sendable {
         let queue = self.queue
         for index in 0..<max(1, count) {
             do {
-                try startWorkerThread(name: "sqlite-reader-\(index)", exited: stopped, setup: open) { connection in
+                // Below the event loop's and the writer's priority: a large read takes long here.
+                try startWorkerThread(name: "sqlite-reader-\(index)", exited: stopped, setup: {
+                    lowerThreadPriority()
+                    return try open()
+                }) { connection in
                     while let jobs = queue.take(upTo: 1) {
                         for job in jobs { job(connection) }
                     }

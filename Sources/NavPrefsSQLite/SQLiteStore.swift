@@ -24,6 +24,10 @@ public final class SQLiteStore: TransactionalStore, CounterCacheReading {
         public var maxBatch = 256
         /// What this process may do to the file: the service's claim, or a command's lighter touch.
         public var access = StoreAccess.service
+        /// Bytes of values a read on the calling thread (the event loop) may take before it is
+        /// left for a reader (``tryReadHere(snapshot:_:)``): reading and decoding them is what a
+        /// read costs that thread.
+        public var hereReadBytes = 64 << 10
 
         public init(path: String, durability: Durability = .full, policy: StorePolicy = StorePolicy()) {
             self.path = path
@@ -176,22 +180,30 @@ public final class SQLiteStore: TransactionalStore, CounterCacheReading {
     }
 
     /// Reads on the calling thread, on a connection of its own: a read of a few rows costs
-    /// microseconds from the page cache, less than handing it to a reader and back. `nil` (the
-    /// caller then reads on a reader) when another thread holds that connection, when the store
-    /// is closed, or when the database is locked for a moment (a checkpoint); never waits.
-    public func readHere<Value: Sendable>(snapshot: Bool, _ body: (any StoreTransaction) throws -> Value) -> Result<Value, StoreError>? {
-        let outcome: Result<Value, StoreError>?? = hereConnection.withLockIfAvailable { here in
-            guard let connection = here?.connection else { return nil }
+    /// microseconds from the page cache, less than handing it to a reader and back. `.notHere`
+    /// (the caller then reads on a reader) when another thread holds that connection, when the
+    /// store is closed, or when the database is locked for a moment (a checkpoint); never waits.
+    /// `.tooLarge` as soon as the rows read hold more than ``Options/hereReadBytes`` of text:
+    /// what a read costs the calling thread grows with the bytes it reads and decodes, so a
+    /// large profile's read stops there and goes to a reader.
+    public func tryReadHere<Value: Sendable>(snapshot: Bool, _ body: (any StoreTransaction) throws -> Value) -> HereRead<Value> {
+        let budget = options.hereReadBytes
+        let outcome: HereRead<Value>? = hereConnection.withLockIfAvailable { here in
+            guard let connection = here?.connection else { return .notHere }
             let transaction = SQLiteTransaction(connection: connection, writer: nil)
+            connection.rowBytesLeft = budget
+            defer { connection.rowBytesLeft = nil }
             do {
-                return .success(snapshot ? try connection.transaction { try body(transaction) } : try body(transaction))
+                return .done(.success(snapshot ? try connection.transaction { try body(transaction) } : try body(transaction)))
+            } catch let error as SQLiteError where error.isReadTooLargeHere {
+                return .tooLarge
             } catch let error as SQLiteError where error.isTransientForReaders {
-                return nil
+                return .notHere
             } catch {
-                return .failure(error.storeError)
+                return .done(.failure(error.storeError))
             }
         }
-        return outcome ?? nil
+        return outcome ?? .notHere
     }
 
     /// Every write goes to the one writer thread, which groups whatever is queued into one

@@ -55,6 +55,21 @@ public protocol Store: TokenStore {
     func close() async
 }
 
+/// A store whose reads on the request path are bounded where they run (every
+/// ``TransactionalStore``): a read tried on the event loop stops once it passes what the loop
+/// may read, and goes elsewhere. The HTTP layer asks a store for it where a read may be large
+/// (a profile's state, preferences, defaults), to answer a conditional request from a smaller
+/// read instead.
+public protocol LoopReading: Store {
+    /// Runs `read` on the calling thread if the store can there, within what that thread may
+    /// read (see ``HereRead``); never waits.
+    func performHere<Value: Sendable>(_ read: StoreRead<Value>) -> HereRead<Value>
+
+    /// Runs `read` on the store's own threads (a reader, a PostgreSQL pool thread) and calls
+    /// `completion` there: for a read the calling thread could not make.
+    func performElsewhere<Value: Sendable>(_ read: StoreRead<Value>, completion: @escaping StoreCompletion<Value>)
+}
+
 /// A store that can answer counter reads from memory, without I/O (the SQLite store: it sees
 /// every write). The HTTP layer is handed one explicitly, to answer hot reads on its event loop.
 public protocol CounterCacheReading: Sendable {

@@ -151,3 +151,40 @@ struct StreamBufferTests {
         }
     }
 }
+
+/// Large answers are moved off the loop into memory of their own and counted (issue 31).
+@Suite("Large answers: prepared by the thread that answers, counted until sent")
+struct AnswerBudgetTests {
+    @Test("a body at the threshold is prepared and counted until dropped; one that does not fit becomes the refusal")
+    func budget() {
+        let budget = AnswerBudget(threshold: 10, limit: 100)
+        var small = HTTPResponse(status: 200, bytes: Array(repeating: 1, count: 9))
+        budget.prepare(&small)
+        #expect(small.prepared == nil && budget.held == 0, "under the threshold: as it was")
+        var first = HTTPResponse(status: 200, bytes: Array(repeating: 2, count: 60))
+        budget.prepare(&first)
+        #expect(first.prepared?.bytes == Array(repeating: 2, count: 60))
+        #expect(budget.held == 60)
+        var second = HTTPResponse(status: 200, bytes: Array(repeating: 3, count: 60))
+        budget.prepare(&second)
+        #expect(second.prepared == nil && second.refusal == .answerBufferFull && budget.refused == 1)
+        var notModified = HTTPResponse(status: 304, bytes: Array(repeating: 4, count: 60))
+        budget.prepare(&notModified)
+        #expect(notModified.prepared == nil && notModified.refusal == nil, "a 304 sends no body")
+        first = HTTPResponse(status: 200)  // the prepared body is gone with the answer
+        #expect(budget.held == 0)
+    }
+
+    @Test("over sockets: a large answer goes out whole, with its length, and its memory is freed once sent")
+    func overSockets() async throws {
+        var configuration = ServerConfiguration(port: 0)
+        configuration.largeAnswerBytes = 1_000
+        try await withTestServer(configuration) { server, _ in
+            let connection = try TestConnection(port: server.port)
+            try await connection.send("GET", "/echo?pad=" + String(repeating: "p", count: 1_500))
+            let answer = try await connection.readResponse()
+            #expect(answer.status == 200 && answer.body.count > 1_500 && answer.header("Content-Length") == String(answer.body.count))
+            #expect(await eventually { server.answerBudget.held == 0 ? true : nil } == true)
+        }
+    }
+}

@@ -3,6 +3,7 @@ import HTTPTestClient
 import NavPrefsCore
 import NavPrefsJSON
 import NavPrefsApp
+import MicroHTTPServer
 import Testing
 
 /// Issue 31: what one request may cost the server. The timing of it (a wide body answered within
@@ -81,6 +82,55 @@ struct StreamOverflowAPITests {
             #expect(metrics.contains("navprefs_sse_overflow_resets_total 1"), "\(metrics)")
             #expect(metrics.contains("navprefs_sse_stream_buffer_limit_bytes 32768"))
             #expect(metrics.contains("navprefs_sse_buffer_total_limit_bytes 67108864"))
+        }
+    }
+}
+
+@Suite("Reads too large for the event loop", .overSockets("which thread answered: HTTPServer.answersMadeOffTheLoop"))
+struct LargeReadAPITests {
+    @Test("a read past --loop-read-bytes is answered by a reader; a conditional GET or a HEAD of it from its version alone")
+    func largeReadsLeaveTheLoop() async throws {
+        try await withApp({ $0.loopReadBytes = 1_024 }) { app in
+            let value = String(repeating: "v", count: 2_000)
+            for index in 0..<3 {
+                #expect(try await app.request("PUT", "/v1/profiles/large/preferences/k\(index)", json: #"{"value":"\#(value)"}"#).status == 201)
+            }
+            #expect(try await app.request("PUT", "/v1/profiles/large/defaults", json: #"{"d":"\#(value)"}"#).status == 200)
+            for path in ["/v1/profiles/large/state", "/v1/profiles/large/preferences", "/v1/profiles/large/defaults"] {
+                let before = app.app.server.answersMadeOffTheLoop
+                let whole = try await app.request("GET", path)
+                #expect(whole.status == 200 && whole.body.count > 2_000, "\(path)")
+                #expect(app.app.server.answersMadeOffTheLoop == before + 1, "\(path): read and rendered by a reader")
+                let tag = try #require(whole.header("ETag"))
+                let notModified = try await app.request("GET", path, headers: [("If-None-Match", tag)])
+                #expect(notModified.status == 304 && notModified.header("ETag") == tag, "\(path)")
+                #expect(notModified.header("Content-Length") == nil, "\(path): the length would take the read")
+                let head = try await app.request("HEAD", path)
+                #expect(head.status == 200 && head.header("ETag") == tag && head.header("Content-Type") == "application/json", "\(path)")
+                #expect(head.body.isEmpty && head.header("Content-Length") == nil, "\(path)")
+                #expect(app.app.server.answersMadeOffTheLoop == before + 1, "\(path): the 304 and the HEAD on the loop, from the version")
+                let changed = try await app.request("GET", path, headers: [("If-None-Match", "\"9999\"")])
+                #expect(changed.status == 200 && changed.body == whole.body, "\(path): another tag gets the data")
+            }
+            // A small profile is still read whole on the loop: a 304 and a HEAD with their length.
+            _ = try await app.request("POST", "/v1/profiles/small/counter/increment")
+            let small = try await app.request("GET", "/v1/profiles/small/state")
+            let head = try await app.request("HEAD", "/v1/profiles/small/state")
+            #expect(head.header("Content-Length") == String(small.body.count))
+        }
+    }
+
+    @Test("a body past --loop-body-bytes is handled off the event loop, and answered as any other")
+    func largeBodies() async throws {
+        try await withApp({ $0.loopBodyBytes = 1_024 }) { app in
+            let patch = "{" + (0..<200).map { "\"k\($0)\":\($0)" }.joined(separator: ",") + "}"
+            let answer = try await app.request("PATCH", "/v1/profiles/lane/preferences", json: patch)
+            #expect(answer.status == 200, "\(answer.text.prefix(200))")
+            #expect(try await app.request("PATCH", "/v1/profiles/lane/preferences", json: #"{"small":1}"#).status == 200)
+            let metrics = String(decoding: try await app.request("GET", "/metrics").body, as: UTF8.self)
+            #expect(metrics.contains("navprefs_large_work_total 1\n"), "only the large body")
+            #expect(metrics.contains("navprefs_loop_body_limit_bytes 1024"))
+            #expect(metrics.contains("navprefs_http_large_answer_limit_bytes 268435456"))
         }
     }
 }

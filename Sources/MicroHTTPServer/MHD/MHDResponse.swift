@@ -16,6 +16,22 @@ enum MHDResponse {
         return MHD_queue_response(connection, UInt32(clamping: status), response)
     }
 
+    /// Queues a body prepared off the loop (``AnswerBudget``): libmicrohttpd sends its memory as
+    /// is and hands it back (``preparedFreed``) when done, which frees it and its budget.
+    static func queuePrepared(
+        _ body: PreparedBody, status: Int, headers: HTTPHeaders, close: Bool, on connection: OpaquePointer
+    ) -> MHD_Result {
+        let retained = Unmanaged.passRetained(body).toOpaque()
+        guard let response = MHD_create_response_from_buffer_with_free_callback_cls(body.count, body.base, preparedFreed, retained)
+        else {
+            Unmanaged<PreparedBody>.fromOpaque(retained).release()
+            return .NO
+        }
+        defer { MHD_destroy_response(response) }
+        addHeaders(headers, close: close, to: response)
+        return MHD_queue_response(connection, UInt32(clamping: status), response)
+    }
+
     /// Queues a response whose status has no body (304), with `Content-Length: length` or none.
     ///
     /// Why not a buffer: libmicrohttpd 0.9.75 sends a 304 without its body but with the
@@ -82,6 +98,7 @@ enum MHDResponse {
     static func serialized(_ response: HTTPResponse, headOnly: Bool = false) -> [UInt8] {
         let body: [UInt8], length: Int?
         switch response.body {
+        case _ where response.prepared != nil: (body, length) = (response.prepared?.bytes ?? [], response.prepared?.count)
         case .bytes where response.status == 304: (body, length) = ([], nil)
         case .bytes(let bytes): (body, length) = (bytes, bytes.count)
         case .omitted(let representationLength): (body, length) = ([], representationLength)
@@ -147,6 +164,12 @@ private let streamReader: MHD_ContentReaderCallback = { cls, _, buffer, max in
 /// Reports the end of a body at once: the reader of a head-only response (MHD does not call it
 /// for HEAD or a 304; if it ever did, nothing would be sent).
 private let endOfStreamReader: MHD_ContentReaderCallback = { _, _, _, _ in -1 }
+
+/// libmicrohttpd is done with a prepared body: its memory and budget go.
+private let preparedFreed: MHD_ContentReaderFreeCallback = { cls in
+    guard let cls else { return }
+    Unmanaged<PreparedBody>.fromOpaque(cls).release()
+}
 
 private let streamFreed: MHD_ContentReaderFreeCallback = { cls in
     guard let cls else { return }

@@ -46,6 +46,8 @@ final class ServerCore: @unchecked Sendable {
     let bodyBudget: BodyBudget
     /// Bytes streams hold unsent, against ``ServerConfiguration/maxBufferedStreamBytesTotal``.
     let streamBudget: StreamBudget
+    /// Bytes of large answers held, against ``ServerConfiguration/maxBufferedAnswerBytes``.
+    let answerBudget: AnswerBudget
     /// The message libmicrohttpd logged just before a refusal of its own (see ``MHDWorkarounds/answerLibraryRefusals``).
     var lastLibraryMessage = ""
     /// Refusals of libmicrohttpd's own that could not be tied to one connection.
@@ -94,6 +96,7 @@ final class ServerCore: @unchecked Sendable {
         deadlines = ConnectionDeadlines(headerTimeout: configuration.headerTimeout, bodyTimeout: configuration.bodyTimeout)
         bodyBudget = BodyBudget(limit: configuration.maxBufferedBodyBytes)
         streamBudget = StreamBudget(limit: configuration.maxBufferedStreamBytesTotal, perStreamLimit: configuration.maxBufferedStreamBytes)
+        answerBudget = AnswerBudget(threshold: configuration.largeAnswerBytes, limit: configuration.maxBufferedAnswerBytes)
     }
 
     func makeID() -> Int { nextID.wrappingAdd(1, ordering: .relaxed).newValue }
@@ -246,7 +249,8 @@ final class ServerCore: @unchecked Sendable {
         case .handle(let request):
             let shot = OneShot<HTTPResponse>()
             context.response = shot
-            handler.handle(request, responder: HTTPResponder(shot: shot, receivedAt: context.receivedAt, tally: answerTally))
+            handler.handle(request, responder: HTTPResponder(shot: shot, receivedAt: context.receivedAt, tally: answerTally,
+                                                             answers: answerBudget))
             if let response = shot.settle(suspend: { suspend(context) }, wake: { [weak self] in self?.answerReady(context) }) {
                 context.response = nil
                 return answer(context, with: response)
@@ -285,11 +289,16 @@ final class ServerCore: @unchecked Sendable {
 
     /// Queues `response` on the connection (libmicrohttpd copies what it needs).
     private func answer(_ context: RequestContext, with response: HTTPResponse) -> MHD_Result {
+        if let refusal = response.refusal { return answer(context, with: handler.response(for: refusal, head: context.headForRefusal)) }
         context.phases.answered()
         bodyBudget.release(context)
         PeerInfo.of(context.connection.pointer)?.phase = .busy
         if case .stream = response.body {} else { context.answer = AnswerNote(response) }
         let closing = draining.load(ordering: .relaxed)
+        if let prepared = response.prepared {
+            return MHDResponse.queuePrepared(prepared, status: response.status, headers: response.headers, close: closing,
+                                             on: context.connection.pointer)
+        }
         switch response.body {
         case .bytes where response.status == 304:
             // libmicrohttpd would send `Content-Length: <bytes>`; a 304 may only repeat the 200's.

@@ -114,6 +114,9 @@ extension APIError {
                       extensions: ["limit": .integer(Int64(limit))])
         case .bodyBufferFull:
             self.init(.serverBusy, "The server holds as many request bodies as it may; retry shortly.", headers: [(HeaderName.retryAfter, "1")])
+        case .answerBufferFull:
+            self.init(.serverBusy, "The server holds as many large answers, unread by their clients, as it may; retry shortly.",
+                      headers: [(HeaderName.retryAfter, "1")])
         case .shuttingDown:
             self.init(.shuttingDown, "The server is shutting down; retry on another instance.", headers: [(HeaderName.retryAfter, "1")])
         case .invalidHost:

@@ -27,7 +27,7 @@ struct DefaultsRoutes: RouteCollection {
 
     private func read(_ request: APIRequest) throws(APIError) -> APIResult {
         let profile = try request.profile()
-        return .reading(.defaults(of: profile), from: store) { defaults in
+        return .reading(.defaults(of: profile), from: store, version: (.defaultsVersion(of: profile), request.http)) { defaults in
             JSONResponse.make(Self.body(defaults), version: defaults.version, request: request.http)
         }
     }

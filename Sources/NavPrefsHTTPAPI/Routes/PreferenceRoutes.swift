@@ -30,7 +30,7 @@ struct PreferenceRoutes: RouteCollection {
 
     private func list(_ request: APIRequest) throws(APIError) -> APIResult {
         let profile = try request.profile()
-        return .reading(.preferences(of: profile), from: store) { snapshot in
+        return .reading(.preferences(of: profile), from: store, version: (.preferencesVersion(of: profile), request.http)) { snapshot in
             JSONResponse.make(Self.body(snapshot), version: snapshot.version, request: request.http)
         }
     }
@@ -287,5 +287,26 @@ enum JSONResponse {
         }
         headers.add(HeaderName.contentType, "application/json")
         return HTTPResponse(status: 200, headers: headers, bytes: Array((json + "\n").utf8))
+    }
+
+    /// The answer to a conditional request or a `HEAD` from the resource's version alone (read
+    /// on the calling thread), when that is all it needs: 304 for a matching `If-None-Match`,
+    /// the 200's head for `HEAD`; `nil` when the data must be read (or the version could not be
+    /// read here).
+    static func fromVersion(_ read: StoreRead<Version>, of store: any LoopReading, for request: HTTPRequest) -> Result<HTTPResponse, StoreError>? {
+        let isHead = request.method == HTTPMethod.head.rawValue
+        guard isHead || request.headers.contains(HeaderName.ifNoneMatch) else { return nil }
+        guard case .done(let result) = store.performHere(read) else { return nil }
+        let version: Version
+        switch result {
+        case .success(let read): version = read
+        case .failure(let error): return .failure(error)
+        }
+        var headers = HTTPHeaders(reservingCapacity: 6)
+        headers.add(HeaderName.eTag, ETag.format(version))
+        if ETag.noneMatchHits(request.headers, version) { return .success(.notModified(headers: headers, representationLength: nil)) }
+        guard isHead else { return nil }
+        headers.add(HeaderName.contentType, "application/json")
+        return .success(HTTPResponse(status: 200, headers: headers, body: .omitted(representationLength: nil)))
     }
 }

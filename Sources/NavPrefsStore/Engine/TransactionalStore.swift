@@ -3,7 +3,7 @@ public import NavPrefsCore
 /// A ``Store`` that runs the one store algorithm (the `Operations` folder) on transactions of its
 /// SQL dialect. A dialect target provides how to run a read and a write on its connections; every
 /// operation of ``Store`` is then written once, in the extensions of this protocol.
-public protocol TransactionalStore: Store {
+public protocol TransactionalStore: LoopReading {
     /// Bounds the algorithm enforces.
     var limits: StoreLimits { get }
 
@@ -28,10 +28,11 @@ public protocol TransactionalStore: Store {
                                 completion: @escaping StoreCompletion<Value>)
 
     /// Runs `body` on the calling thread, if the store can without waiting for another thread
-    /// or a lock; `nil` when it cannot (the caller then reads with
-    /// ``read(snapshot:_:completion:)``). For the event loop: SQLite reads its own file in
-    /// microseconds; a PostgreSQL read is a network round trip, so that store answers `nil`.
-    func readHere<Value: Sendable>(snapshot: Bool, _ body: (any StoreTransaction) throws -> Value) -> Result<Value, StoreError>?
+    /// or a lock, and within the bytes that thread may read (``HereRead``); otherwise the
+    /// caller reads with ``read(snapshot:_:completion:)``. For the event loop: SQLite reads a few
+    /// rows of its own file in microseconds; a PostgreSQL read is a network round trip, so that
+    /// store answers `.notHere`.
+    func tryReadHere<Value: Sendable>(snapshot: Bool, _ body: (any StoreTransaction) throws -> Value) -> HereRead<Value>
 
     /// ``read(snapshot:_:completion:)`` where only the primary database may answer (see
     /// ``StoreRead/needsPrimary``); a store without standbys reads as always.
@@ -41,8 +42,14 @@ public protocol TransactionalStore: Store {
 
 extension TransactionalStore {
     /// No store reads on the caller's thread unless it says how.
+    public func tryReadHere<Value: Sendable>(snapshot: Bool, _ body: (any StoreTransaction) throws -> Value) -> HereRead<Value> {
+        .notHere
+    }
+
+    /// ``tryReadHere(snapshot:_:)``'s value, or `nil` when the read belongs elsewhere.
     public func readHere<Value: Sendable>(snapshot: Bool, _ body: (any StoreTransaction) throws -> Value) -> Result<Value, StoreError>? {
-        nil
+        if case .done(let result) = tryReadHere(snapshot: snapshot, body) { return result }
+        return nil
     }
 
     /// A store without standbys: every database it reads is the primary.
@@ -53,6 +60,15 @@ extension TransactionalStore {
 
     public func perform<Value: Sendable>(_ read: StoreRead<Value>, completion: @escaping StoreCompletion<Value>) {
         if let result = readHere(snapshot: read.snapshot, read.body) { return completion(result) }
+        if read.needsPrimary { return readFromPrimary(snapshot: read.snapshot, read.body, completion: completion) }
+        self.read(snapshot: read.snapshot, read.body, completion: completion)
+    }
+
+    public func performHere<Value: Sendable>(_ read: StoreRead<Value>) -> HereRead<Value> {
+        tryReadHere(snapshot: read.snapshot, read.body)
+    }
+
+    public func performElsewhere<Value: Sendable>(_ read: StoreRead<Value>, completion: @escaping StoreCompletion<Value>) {
         if read.needsPrimary { return readFromPrimary(snapshot: read.snapshot, read.body, completion: completion) }
         self.read(snapshot: read.snapshot, read.body, completion: completion)
     }

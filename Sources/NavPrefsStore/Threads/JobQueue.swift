@@ -135,3 +135,11 @@ package func runOffThePool<Value: Sendable>(_ body: @escaping @Sendable () throw
     guard let outcome = result.value else { throw StoreError.internal(reason: "a blocking call ended without a result") }
     return try outcome.get()
 }
+
+/// Gives the calling thread a lower scheduling priority (nice 5) than the process' others, for
+/// threads whose work may take long (large reads, large bodies): the event loop and the store's
+/// writer then get a core as soon as they wake. Linux keeps a nice value per thread, and
+/// `setpriority` with 0 sets the calling thread's.
+package func lowerThreadPriority() {
+    _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 5)
+}
