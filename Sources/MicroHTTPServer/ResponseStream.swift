@@ -28,13 +28,15 @@ public final class ResponseStream: Sendable {
     }
 
     struct State: ~Copyable {
-        var pending: [UInt8] = []
-        var readOffset = 0
-        /// Where each queued frame the reader has not finished ends in `pending`, in order.
-        var frameEnds: [Int] = []
-        /// The end of the frame the reader is in the middle of (it must be sent whole); `nil`
-        /// when the reader stands between frames, and every frame queued may be given up.
-        var inFlightEnd: Int?
+        /// The frames queued, each as written: a frame written to many streams (an event to
+        /// every subscriber of a profile) is one array they all share, never copied per stream.
+        var frames: [[UInt8]] = []
+        /// The first frame not yet taken whole by the reader, and how much of it it took: a
+        /// frame it started must be sent whole, the ones after it may be given up.
+        var head = 0
+        var offset = 0
+        /// Bytes queued and not yet taken.
+        var unsent = 0
         /// The tag of the newest frame written (sent, queued or given up): what a replacement
         /// says the stream has covered.
         var lastTag: Int64 = 0
@@ -84,10 +86,10 @@ public final class ResponseStream: Sendable {
         let accepted: Bool = state.withLock { state in
             guard !state.terminated, !state.finishing, state.aborted == nil else { return false }
             if let tag { state.lastTag = tag }
-            guard state.pending.count - state.readOffset + bytes.count <= maxBufferedBytes else {
+            guard state.unsent + bytes.count <= maxBufferedBytes else {
                 return overflow(&state, cut: &cut)
             }
-            if state.suspended, state.pending.count == state.readOffset, !bytes.isEmpty {
+            if state.suspended, state.unsent == 0, !bytes.isEmpty {
                 switch connection.sendWhileSuspended(bytes) {
                 case .sent:
                     return true
@@ -100,8 +102,10 @@ public final class ResponseStream: Sendable {
                 }
             }
             guard budget?.reserve(bytes.count) ?? true else { return overflow(&state, cut: &cut) }
-            state.pending.append(contentsOf: bytes)
-            state.frameEnds.append(state.pending.count)
+            if !bytes.isEmpty {
+                state.frames.append(bytes)
+                state.unsent += bytes.count
+            }
             wake(&state)
             return true
         }
@@ -136,12 +140,12 @@ public final class ResponseStream: Sendable {
     /// Drops the frames not started and queues `replacement` (counted in the budget even past
     /// it: it is small, and stands for what was dropped).
     private func replaceUnsent(_ state: inout State, with replacement: [UInt8]) {
-        let end = state.inFlightEnd ?? state.readOffset
-        budget?.release(state.pending.count - end)
-        state.pending.removeSubrange(end...)
-        state.frameEnds.removeAll { $0 > end }
-        state.pending.append(contentsOf: replacement)
-        state.frameEnds.append(state.pending.count)
+        let keep = state.offset > 0 ? state.head + 1 : state.head
+        let kept = keep > state.head ? state.frames[state.head].count - state.offset : 0
+        budget?.release(state.unsent - kept)
+        state.frames.removeSubrange(min(keep, state.frames.count)...)
+        state.frames.append(replacement)
+        state.unsent = kept + replacement.count
         budget?.heldBytes.add(replacement.count, ordering: .relaxed)
         budget?.replaced.add(1, ordering: .relaxed)
         state.readSinceReplacement = false
@@ -149,13 +153,13 @@ public final class ResponseStream: Sendable {
     }
 
     /// Bytes queued and not yet taken by the reader.
-    var unsentBytes: Int { state.withLock { $0.pending.count - $0.readOffset } }
+    var unsentBytes: Int { state.withLock { $0.unsent } }
 
     /// Gives up the unsent frames for the replacement (the total is short; ``StreamBudget``).
     func giveUpUnsent() {
         var cut = false
         state.withLock { state in
-            guard !state.terminated, state.aborted == nil, state.pending.count > state.readOffset else { return }
+            guard !state.terminated, state.aborted == nil, state.unsent > 0 else { return }
             _ = overflow(&state, cut: &cut)
         }
         if cut { requestCut(id) }
@@ -208,11 +212,11 @@ public final class ResponseStream: Sendable {
     }
 
     private func dropPending(_ state: inout State) {
-        budget?.release(state.pending.count - state.readOffset)
-        state.pending = []
-        state.frameEnds = []
-        state.inFlightEnd = nil
-        state.readOffset = 0
+        budget?.release(state.unsent)
+        state.frames = []
+        state.head = 0
+        state.offset = 0
+        state.unsent = 0
     }
 
     // MARK: - Event-loop side (called by libmicrohttpd's content reader, or the in-memory reader)
@@ -229,31 +233,31 @@ public final class ResponseStream: Sendable {
     func read(into buffer: UnsafeMutableRawBufferPointer) -> ReadResult {
         state.withLock { state in
             if state.aborted != nil { return .abort }
-            let available = state.pending.count - state.readOffset
-            if available > 0 {
-                let count = min(available, buffer.count)
-                state.pending.withUnsafeBytes { source in
-                    buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: source[state.readOffset..<state.readOffset + count]))
+            if state.unsent > 0 {
+                var count = 0
+                while count < buffer.count, state.head < state.frames.count {
+                    let taken = state.frames[state.head].withUnsafeBytes { frame in
+                        let taken = min(frame.count - state.offset, buffer.count - count)
+                        UnsafeMutableRawBufferPointer(rebasing: buffer[count..<count + taken])
+                            .copyMemory(from: UnsafeRawBufferPointer(rebasing: frame[state.offset..<state.offset + taken]))
+                        return taken
+                    }
+                    count += taken
+                    state.offset += taken
+                    if state.offset == state.frames[state.head].count {
+                        state.head += 1
+                        state.offset = 0
+                    }
                 }
-                state.readOffset += count
+                state.unsent -= count
                 state.readSinceReplacement = true
                 budget?.release(count)
-                // Frames read whole are done; the reader now stands between two, or inside one.
-                let finished = state.frameEnds.prefix { $0 <= state.readOffset }.count
-                let betweenFrames = finished > 0 && state.frameEnds[finished - 1] == state.readOffset
-                state.frameEnds.removeFirst(finished)
-                state.inFlightEnd = betweenFrames ? nil : state.frameEnds.first
-                if state.readOffset == state.pending.count {
-                    state.pending.removeAll(keepingCapacity: state.pending.capacity <= 4096)
-                    state.frameEnds.removeAll(keepingCapacity: true)
-                    state.inFlightEnd = nil
-                    state.readOffset = 0
-                } else if state.readOffset > 65_536 {
-                    let consumed = state.readOffset
-                    state.pending.removeFirst(consumed)
-                    for index in state.frameEnds.indices { state.frameEnds[index] -= consumed }
-                    state.inFlightEnd = state.inFlightEnd.map { $0 - consumed }
-                    state.readOffset = 0
+                if state.head == state.frames.count {
+                    state.frames.removeAll(keepingCapacity: state.frames.capacity <= 16)
+                    state.head = 0
+                } else if state.head >= 64 {
+                    state.frames.removeFirst(state.head)
+                    state.head = 0
                 }
                 return .bytes(count)
             }
@@ -279,7 +283,7 @@ public final class ResponseStream: Sendable {
         let (handlers, reason): ([@Sendable (Termination) -> Void], Termination) = state.withLock { state in
             state.terminated = true
             let reason = state.aborted
-                ?? (state.finishing && !state.clientLeft && state.readOffset == state.pending.count ? .finished : .disconnected)
+                ?? (state.finishing && !state.clientLeft && state.unsent == 0 ? .finished : .disconnected)
             state.aborted = reason
             let handlers = state.onTermination
             state.onTermination = []

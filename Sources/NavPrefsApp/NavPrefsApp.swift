@@ -133,6 +133,7 @@ enum StoreChoice {
             var options = SQLiteStore.Options(path: path, durability: configuration.sqliteSynchronous, policy: policy)
             options.access = access
             options.hereReadBytes = configuration.loopReadBytes
+            options.heavyWriteBytes = configuration.loopBodyBytes
             if !access.background { options.readerCount = 1 }
             let store = SQLiteStore(options)
             return (store, store)

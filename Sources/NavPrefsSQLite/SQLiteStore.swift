@@ -28,6 +28,9 @@ public final class SQLiteStore: TransactionalStore, CounterCacheReading {
         /// left for a reader (``tryReadHere(snapshot:_:)``): reading and decoding them is what a
         /// read costs that thread.
         public var hereReadBytes = 64 << 10
+        /// Writes carrying more bytes than this are heavy: each commits alone, after the light
+        /// writes queued with it (``SQLiteWriter``).
+        public var heavyWriteBytes = 16 << 10
 
         public init(path: String, durability: Durability = .full, policy: StorePolicy = StorePolicy()) {
             self.path = path
@@ -207,13 +210,21 @@ public final class SQLiteStore: TransactionalStore, CounterCacheReading {
     }
 
     /// Every write goes to the one writer thread, which groups whatever is queued into one
-    /// transaction whatever the profiles (a single writer waits for no other).
+    /// transaction whatever the profiles (a single writer waits for no other), the heavy ones
+    /// apart (``SQLiteWriter``).
     public func write<Value: Sendable>(changing profile: ProfileName?, _ body: @escaping @Sendable (any StoreTransaction) throws -> WriteOutcome<Value>,
+                                       completion: @escaping StoreCompletion<Value>) {
+        write(changing: profile, weight: 0, body, completion: completion)
+    }
+
+    public func write<Value: Sendable>(changing profile: ProfileName?, weight: Int,
+                                       _ body: @escaping @Sendable (any StoreTransaction) throws -> WriteOutcome<Value>,
                                        completion: @escaping StoreCompletion<Value>) {
         guard options.access.writes else {
             return completion(.failure(.unavailable(reason: "\(options.path) was opened for reading only")))
         }
-        writer.write({ transaction in try body(transaction) }, completion: completion)
+        writer.write(profile: profile?.rawValue, heavy: weight > options.heavyWriteBytes, { transaction in try body(transaction) },
+                     completion: completion)
     }
 
     // MARK: The counter cache

@@ -36,15 +36,28 @@ public enum JSONWriter {
 
     /// Whether `string` holds a quote, a backslash or a control character.
     public static func needsEscaping(_ string: String) -> Bool {
+        let (quote, backslash): (UInt8, UInt8) = (0x22, 0x5C)
         let scan: (UnsafeBufferPointer<UInt8>) -> Bool = { bytes in
-            for byte in bytes where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { return true }
+            // An index loop over plain constants: neither the buffer's iterator nor
+            // `UInt8(ascii:)` is inlined in debug builds, where they cost most of a large write.
+            var index = 0
+            while index < bytes.count {
+                let byte = bytes[index]
+                if byte < 0x20 || byte == quote || byte == backslash { return true }
+                index += 1
+            }
             return false
         }
         return string.utf8.withContiguousStorageIfAvailable(scan)
-            ?? string.utf8.contains { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }
+            ?? string.utf8.contains { $0 < 0x20 || $0 == quote || $0 == backslash }
     }
 
     /// A string literal with the escapes RFC 8259 requires (quote, backslash, control characters).
+    ///
+    /// Works on the UTF-8 bytes, copying the runs between escapes whole: every byte that needs
+    /// an escape is ASCII, and the bytes of a multi-byte character never are, so runs never
+    /// split one. (A text that is itself JSON, bound as a member of a JSON list for SQL, is
+    /// nothing but quotes to escape: written scalar by scalar it took most of a large write.)
     public static func write(string: String, into output: inout String) {
         // Most strings need no escape: append them whole (a hot path of every response and log line).
         if !needsEscaping(string) {
@@ -53,31 +66,44 @@ public enum JSONWriter {
             output += "\""
             return
         }
-        output += "\""
-        var pendingStart = string.unicodeScalars.startIndex
-        var index = pendingStart
-        let scalars = string.unicodeScalars
-        while index < scalars.endIndex {
-            let scalar = scalars[index]
-            let escape: String? = switch scalar {
-            case "\"": "\\\""
-            case "\\": "\\\\"
-            case "\n": "\\n"
-            case "\r": "\\r"
-            case "\t": "\\t"
-            case "\u{08}": "\\b"
-            case "\u{0C}": "\\f"
-            default: scalar.value < 0x20 ? "\\u00" + (scalar.value < 0x10 ? "0" : "") + String(scalar.value, radix: 16) : nil
+        let (quote, backslash): (UInt8, UInt8) = (0x22, 0x5C)
+        var text = string
+        let escaped: [UInt8] = text.withUTF8 { bytes in
+            var escaped: [UInt8] = []
+            escaped.reserveCapacity(bytes.count + bytes.count / 4 + 2)
+            escaped.append(quote)
+            var runStart = 0
+            var index = 0
+            while index < bytes.count {
+                let byte = bytes[index]
+                if byte < 0x20 || byte == quote || byte == backslash {
+                    escaped.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
+                    appendEscape(of: byte, to: &escaped)
+                    runStart = index + 1
+                }
+                index += 1
             }
-            if let escape {
-                output.unicodeScalars.append(contentsOf: scalars[pendingStart..<index])
-                output += escape
-                pendingStart = scalars.index(after: index)
-            }
-            index = scalars.index(after: index)
+            escaped.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<bytes.count]))
+            escaped.append(quote)
+            return escaped
         }
-        output.unicodeScalars.append(contentsOf: scalars[pendingStart..<scalars.endIndex])
-        output += "\""
+        output += String(decoding: escaped, as: UTF8.self)
+    }
+
+    private static func appendEscape(of byte: UInt8, to escaped: inout [UInt8]) {
+        escaped.append(UInt8(ascii: "\\"))
+        switch byte {
+        case UInt8(ascii: "\""): escaped.append(UInt8(ascii: "\""))
+        case UInt8(ascii: "\\"): escaped.append(UInt8(ascii: "\\"))
+        case 0x0A: escaped.append(UInt8(ascii: "n"))
+        case 0x0D: escaped.append(UInt8(ascii: "r"))
+        case 0x09: escaped.append(UInt8(ascii: "t"))
+        case 0x08: escaped.append(UInt8(ascii: "b"))
+        case 0x0C: escaped.append(UInt8(ascii: "f"))
+        default:
+            let hex = Array("0123456789abcdef".utf8)
+            escaped.append(contentsOf: [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]])
+        }
     }
 }
 

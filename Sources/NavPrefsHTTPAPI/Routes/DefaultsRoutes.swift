@@ -14,6 +14,8 @@ import NavPrefsStore
 struct DefaultsRoutes: RouteCollection {
     let store: any Store
     let limits: PreferenceLimits
+    /// Where a write's answer (every default of the profile) is rendered.
+    let lane: LargeWorkLane
 
     static let resource = "/v1/profiles/{profile}/defaults"
 
@@ -56,7 +58,7 @@ struct DefaultsRoutes: RouteCollection {
         } catch {
             throw APIError(error)
         }
-        return try IdempotentWrites.run(request, profile: profile, store: store, write) { change in
+        return try IdempotentWrites.run(request, profile: profile, store: store, write, renderOn: lane) { change in
             var body = Self.body(change.state)
             body.add("eventId", change.eventID)
             return JSONResponse.make(body, version: change.state.version)

@@ -14,6 +14,8 @@ import NavPrefsStore
 struct PreferenceRoutes: RouteCollection {
     let store: any Store
     let limits: PreferenceLimits
+    /// Where a `PATCH`'s answer (every value of the profile) is rendered.
+    let lane: LargeWorkLane
 
     static let collection = "/v1/profiles/{profile}/preferences"
     static let item = collection + "/{key}"
@@ -60,7 +62,7 @@ struct PreferenceRoutes: RouteCollection {
         } catch {
             throw APIError(error)
         }
-        return try IdempotentWrites.run(request, profile: profile, store: store, write) { change in
+        return try IdempotentWrites.run(request, profile: profile, store: store, write, renderOn: lane) { change in
             JSONResponse.make(Self.body(change), version: change.version)
         }
     }

@@ -27,6 +27,13 @@ public protocol TransactionalStore: LoopReading {
     func write<Value: Sendable>(changing profile: ProfileName?, _ body: @escaping @Sendable (any StoreTransaction) throws -> WriteOutcome<Value>,
                                 completion: @escaping StoreCompletion<Value>)
 
+    /// ``write(changing:_:completion:)`` for a write that carries `weight` bytes: a store with
+    /// one writer keeps heavy writes from holding light ones back (SQLite's writer); the others
+    /// need not care.
+    func write<Value: Sendable>(changing profile: ProfileName?, weight: Int,
+                                _ body: @escaping @Sendable (any StoreTransaction) throws -> WriteOutcome<Value>,
+                                completion: @escaping StoreCompletion<Value>)
+
     /// Runs `body` on the calling thread, if the store can without waiting for another thread
     /// or a lock, and within the bytes that thread may read (``HereRead``); otherwise the
     /// caller reads with ``read(snapshot:_:completion:)``. For the event loop: SQLite reads a few
@@ -41,6 +48,12 @@ public protocol TransactionalStore: LoopReading {
 }
 
 extension TransactionalStore {
+    public func write<Value: Sendable>(changing profile: ProfileName?, weight: Int,
+                                       _ body: @escaping @Sendable (any StoreTransaction) throws -> WriteOutcome<Value>,
+                                       completion: @escaping StoreCompletion<Value>) {
+        write(changing: profile, body, completion: completion)
+    }
+
     /// No store reads on the caller's thread unless it says how.
     public func tryReadHere<Value: Sendable>(snapshot: Bool, _ body: (any StoreTransaction) throws -> Value) -> HereRead<Value> {
         .notHere

@@ -62,6 +62,18 @@ package final class JobQueue<Job>: @unchecked Sendable {
         return taken
     }
 
+    /// Takes up to `limit` jobs queued now, without waiting (an empty slice when none is); `nil`
+    /// once closed and empty.
+    package func takeQueued(upTo limit: Int) -> ArraySlice<Job>? {
+        condition.lock()
+        defer { condition.unlock() }
+        guard !jobs.isEmpty else { return closed ? nil : [] }
+        let count = min(limit, jobs.count)
+        let taken = jobs[..<count]
+        jobs.removeFirst(count)
+        return taken
+    }
+
     /// Refuses new jobs; workers finish what is queued, then `take` returns `nil`.
     package func close() {
         condition.lock()
