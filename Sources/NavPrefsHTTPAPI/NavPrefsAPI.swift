@@ -177,7 +177,7 @@ public final class NavPrefsAPI: HTTPHandler {
         // What a body costs to decode and check grows with its size: a large one is handled off
         // the event loop, which answers everyone else meanwhile.
         guard request.body.count <= loopBodyBytes else {
-            return largeWork.submit { [self] in route(request, responder: responder) }
+            return largeWork.handleBody { [self] in route(request, responder: responder) }
         }
         route(request, responder: responder)
     }

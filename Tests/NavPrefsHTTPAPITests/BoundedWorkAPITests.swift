@@ -128,7 +128,7 @@ struct LargeReadAPITests {
             #expect(answer.status == 200, "\(answer.text.prefix(200))")
             #expect(try await app.request("PATCH", "/v1/profiles/lane/preferences", json: #"{"small":1}"#).status == 200)
             let metrics = String(decoding: try await app.request("GET", "/metrics").body, as: UTF8.self)
-            #expect(metrics.contains("navprefs_large_work_total 1\n"), "only the large body")
+            #expect(metrics.contains("navprefs_large_bodies_total 1\n"), "only the large body")
             #expect(metrics.contains("navprefs_loop_body_limit_bytes 1024"))
             #expect(metrics.contains("navprefs_http_large_answer_limit_bytes 268435456"))
         }

@@ -18,9 +18,9 @@ final class LargeWorkLane: Sendable {
     private let threads: Int
     private let queue = Mutex<JobQueue<@Sendable () -> Void>?>(nil)
     private let exited = DispatchSemaphore(value: 0)
-    /// Jobs run here so far (`navprefs_large_work_total`).
-    var jobsRun: Int { run.load(ordering: .relaxed) }
-    private let run = Atomic<Int>(0)
+    /// Requests whose bodies were handled here so far (`navprefs_large_bodies_total`).
+    var largeBodies: Int { bodies.load(ordering: .relaxed) }
+    private let bodies = Atomic<Int>(0)
 
     init(threads: Int) { self.threads = max(1, threads) }
 
@@ -42,9 +42,14 @@ final class LargeWorkLane: Sendable {
         }
     }
 
+    /// Runs the handling of a request with a large body on the lane (counted).
+    func handleBody(_ job: @escaping @Sendable () -> Void) {
+        bodies.add(1, ordering: .relaxed)
+        submit(job)
+    }
+
     /// Runs `job` on a thread of the lane (on the caller's, when the lane is not running).
     func submit(_ job: @escaping @Sendable () -> Void) {
-        run.add(1, ordering: .relaxed)
         guard let queue = queue.withLock({ $0 }), queue.submit(job) else { return job() }
     }
 

@@ -108,8 +108,8 @@ struct MetricsRoutes: RouteCollection {
         out.sample("navprefs_loop_body_limit_bytes", loopBodyBytes)
         out.family("navprefs_loop_read_limit_bytes", "gauge", "Bytes a read may take on the event loop before a reader takes it over (--loop-read-bytes; 0: the store never reads there).")
         out.sample("navprefs_loop_read_limit_bytes", loopReadBytes)
-        out.family("navprefs_large_work_total", "counter", "Requests whose bodies were handled off the event loop.")
-        out.sample("navprefs_large_work_total", largeWork.jobsRun)
+        out.family("navprefs_large_bodies_total", "counter", "Requests whose bodies were handled off the event loop (--loop-body-bytes).")
+        out.sample("navprefs_large_bodies_total", largeWork.largeBodies)
 
         out.family("navprefs_store_errors_total", "counter", "Store operations that failed, by kind.")
         for kind in ["unavailable", "corrupted", "internal", "closed"] {
