@@ -43,15 +43,7 @@ public final class AnswerBudget: Sendable {
         response.prepared = body
     }
 
-    private func reserve(_ count: Int) -> Bool {
-        var current = heldBytes.load(ordering: .relaxed)
-        while true {
-            guard current <= limit - count else { return false }
-            let (exchanged, original) = heldBytes.compareExchange(expected: current, desired: current + count, ordering: .relaxed)
-            if exchanged { return true }
-            current = original
-        }
-    }
+    private func reserve(_ count: Int) -> Bool { heldBytes.add(count, within: limit) }
 
     fileprivate func release(_ count: Int) { heldBytes.subtract(count, ordering: .relaxed) }
 }

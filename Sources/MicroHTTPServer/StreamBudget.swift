@@ -39,15 +39,7 @@ public final class StreamBudget: Sendable {
     func unregister(_ stream: ResponseStream) { _ = streams.withLock { $0.removeValue(forKey: stream.id) } }
 
     /// Takes `count` bytes of the total, if they fit.
-    func reserve(_ count: Int) -> Bool {
-        var current = heldBytes.load(ordering: .relaxed)
-        while true {
-            guard current <= limit - count else { return false }
-            let (exchanged, original) = heldBytes.compareExchange(expected: current, desired: current + count, ordering: .relaxed)
-            if exchanged { return true }
-            current = original
-        }
-    }
+    func reserve(_ count: Int) -> Bool { heldBytes.add(count, within: limit) }
 
     func release(_ count: Int) {
         if count > 0 { heldBytes.subtract(count, ordering: .relaxed) }

@@ -77,6 +77,19 @@ class Probe:
                 f"p99 {self.p99:.1f} ms, max {max(self.samples, default=float('nan')):.1f} ms")
 
 
+def run_beside(target, argument_lists, seconds):
+    """Runs `target(*arguments)` in a thread for each argument list, sets their stop event after
+    `seconds`, and waits for them."""
+    stop = threading.Event()
+    threads = [threading.Thread(target=target, args=(stop, *arguments)) for arguments in argument_lists]
+    for thread in threads:
+        thread.start()
+    time.sleep(seconds)
+    stop.set()
+    for thread in threads:
+        thread.join(60)
+
+
 def _fetch_size(port, method, path, headers=(), body=b"", timeout=300):
     """Sends one request and reads the whole answer without keeping it: (status line, bytes)."""
     sock = socket.create_connection(("127.0.0.1", port), timeout=timeout)
@@ -97,9 +110,9 @@ def _fetch_size(port, method, path, headers=(), body=b"", timeout=300):
 
 def wide_bodies(port, clients=4, seconds=6.0):
     body = json.dumps({f"k{index}": index for index in range(60_000)}).encode()
-    stop, results = threading.Event(), []
+    results = []
 
-    def attack():
+    def attack(stop):
         while not stop.is_set():
             started = time.perf_counter()
             answer = rawhttp.request(port, "PATCH", "/v1/profiles/wide/preferences", [("Content-Type", "application/json")], body,
@@ -107,13 +120,7 @@ def wide_bodies(port, clients=4, seconds=6.0):
             results.append((answer.status, time.perf_counter() - started))
 
     with Probe(port) as probe:
-        threads = [threading.Thread(target=attack) for _ in range(clients)]
-        for thread in threads:
-            thread.start()
-        time.sleep(seconds)
-        stop.set()
-        for thread in threads:
-            thread.join(60)
+        run_beside(attack, [()] * clients, seconds)
     slowest = max((elapsed for _, elapsed in results), default=float("nan"))
     statuses = sorted({status for status, _ in results})
     print(f"bounded: {clients} clients sent {len(results)} bodies of 60,000 keys ({len(body)} bytes): statuses {statuses}, "
@@ -174,9 +181,9 @@ def large_reads(port, readers=20):
 
 def large_writes(port, seconds=8.0):
     body = json.dumps({f"v{index}": "x" * 32_000 for index in range(30)}).encode()
-    stop, counts = threading.Event(), []
+    counts = []
 
-    def attack(profile):
+    def attack(stop, profile):
         connection, count = rawhttp.Connection(port, timeout=60), 0
         while not stop.is_set():
             answer = connection.request("PATCH", f"/v1/profiles/{profile}/preferences", [("Content-Type", "application/json")], body,
@@ -188,13 +195,7 @@ def large_writes(port, seconds=8.0):
     with Probe(port, path, "POST", pause=0.01) as idle:
         time.sleep(seconds / 2)
     with Probe(port, path, "POST", pause=0.01) as probe:
-        threads = [threading.Thread(target=attack, args=(f"large{index}",)) for index in range(2)]
-        for thread in threads:
-            thread.start()
-        time.sleep(seconds)
-        stop.set()
-        for thread in threads:
-            thread.join(60)
+        run_beside(attack, [(f"large{index}",) for index in range(2)], seconds)
     print(f"bounded: increments alone: {idle.summary()}; while two clients PATCH {len(body)} bytes into profiles of their "
           f"own ({sum(counts)} writes in {seconds:.0f} s): {probe.summary()}")
     return {
