@@ -70,6 +70,9 @@ final class ServerCore: @unchecked Sendable {
         var answered: [RequestContext] = []
         /// Sockets the loop watches itself, by token (``SocketWatch``).
         var watched: [Int: Watched] = [:]
+        /// The answers the server is writing to sockets itself, by token: few and short-lived,
+        /// kept apart from the streams' watches so the loop looks at them alone each turn.
+        var answersOnSockets: [Int: AnswerOnSocket] = [:]
     }
 
     /// What a watched socket belongs to.

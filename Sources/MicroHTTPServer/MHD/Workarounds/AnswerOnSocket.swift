@@ -65,10 +65,13 @@ extension ServerCore {
     /// On the event-loop thread, before MHD runs: resumes the connections whose answers came,
     /// or, for a client that finished sending, writes the answer to the socket first.
     func resumeAnswered() {
-        let answered: [RequestContext] = registry.withLock { registry in
-            guard !registry.answered.isEmpty else { return [] }
+        // One look under the lock per turn of the loop: the answers that came, and whether the
+        // server is writing any answer itself.
+        let (answered, writing): ([RequestContext], Bool) = registry.withLock { registry in
+            let writing = !registry.answersOnSockets.isEmpty
+            guard !registry.answered.isEmpty else { return ([], writing) }
             defer { registry.answered.removeAll(keepingCapacity: true) }
-            return registry.answered
+            return (registry.answered, writing)
         }
         for context in answered {
             if workarounds.contains(.answerHalfClosed), context.phases.phase == .waiting,
@@ -80,7 +83,7 @@ extension ServerCore {
             }
             context.connection.resumeOnLoop()
         }
-        abandonStalledSocketAnswers()
+        if writing { abandonStalledSocketAnswers() }
     }
 
     /// Writes `response` to the connection itself, which stays suspended until it went out.
@@ -103,7 +106,10 @@ extension ServerCore {
         case .done: finish(delivery, delivered: true)
         case .failed: finish(delivery, delivered: false)
         case .waitingForRoom:
-            registry.withLock { $0.watched[delivery.token] = .answer(delivery) }
+            registry.withLock { registry in
+                registry.watched[delivery.token] = .answer(delivery)
+                registry.answersOnSockets[delivery.token] = delivery
+            }
             if !socketWatch.watchWritable(socket, token: delivery.token) { finish(delivery, delivered: false) }
         }
     }
@@ -122,6 +128,7 @@ extension ServerCore {
     private func finish(_ delivery: AnswerOnSocket, delivered: Bool) {
         let watched = registry.withLock { registry in
             registry.waiting.removeValue(forKey: ObjectIdentifier(delivery.context))
+            registry.answersOnSockets[delivery.token] = nil
             return registry.watched.removeValue(forKey: delivery.token)
         }
         if watched != nil { socketWatch.unwatch(delivery.socket) }
@@ -136,10 +143,8 @@ extension ServerCore {
         let abandonAll = abandoningSocketAnswers.load(ordering: .relaxed)
         let now = ContinuousClock.now
         let stalled: [AnswerOnSocket] = registry.withLock { registry in
-            registry.watched.values.compactMap { watched in
-                guard case .answer(let delivery) = watched, abandonAll || delivery.deadline < now else { return nil }
-                return delivery
-            }
+            guard !registry.answersOnSockets.isEmpty else { return [] }
+            return registry.answersOnSockets.values.filter { abandonAll || $0.deadline < now }
         }
         for delivery in stalled { finish(delivery, delivered: false) }
     }
