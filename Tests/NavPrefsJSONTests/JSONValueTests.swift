@@ -94,6 +94,40 @@ struct JSONValueTests {
         #expect(try JSONValue.parse(value.jsonText) == value)
     }
 
+    @Test("strings are escaped exactly where RFC 8259 requires, NUL included, wherever the byte stands")
+    func escapesEveryByte() throws {
+        /// RFC 8259's escapes, one scalar at a time: what the writer's scan over runs must equal.
+        func reference(_ text: String) -> String {
+            var out = "\""
+            for scalar in text.unicodeScalars {
+                switch scalar {
+                case "\"": out += "\\\""
+                case "\\": out += "\\\\"
+                case "\n": out += "\\n"
+                case "\r": out += "\\r"
+                case "\t": out += "\\t"
+                case "\u{08}": out += "\\b"
+                case "\u{0C}": out += "\\f"
+                case _ where scalar.value < 0x20: out += "\\u00" + (scalar.value < 0x10 ? "0" : "") + String(scalar.value, radix: 16)
+                default: out.unicodeScalars.append(scalar)
+                }
+            }
+            return out + "\""
+        }
+        let plain = String(repeating: "é-a", count: 3_000)
+        for byte in UInt8(0)...UInt8(0x7F) {
+            let special = String(UnicodeScalar(byte))
+            for text in [special, special + plain, plain + special, plain + special + plain + special + special, special + special] {
+                let written = JSONValue.string(text).jsonText
+                #expect(written == reference(text), "byte \(byte)")
+                #expect(JSONWriter.needsEscaping(text) == (byte < 0x20 || byte == 0x22 || byte == 0x5C), "byte \(byte)")
+                #expect(try JSONValue.parse(written) == .string(text), "byte \(byte)")
+            }
+        }
+        #expect(!JSONWriter.needsEscaping(plain) && JSONValue.string(plain).jsonText == "\"" + plain + "\"")
+        #expect(JSONValue.string("").jsonText == "\"\"")
+    }
+
     @Test("object member order is kept, equality ignores it")
     func objectOrder() throws {
         let value = try JSONValue.parse("{\"z\":1,\"a\":2}")
