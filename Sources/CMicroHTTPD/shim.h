@@ -109,6 +109,13 @@ static inline ssize_t cmhd_send_or_would_block(int fd, const void *bytes, size_t
     return (errno == EAGAIN || errno == EWOULDBLOCK) ? 0 : -1;
 }
 
+/* Fixes the socket's send buffer at `bytes` (Linux doubles it for its own bookkeeping and stops
+   growing it): what the kernel holds for a client that does not read is then bounded. */
+static inline void cmhd_limit_send_buffer(int fd, int bytes)
+{
+    (void) setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &bytes, sizeof bytes);
+}
+
 /* Values libmicrohttpd keeps for the current request (header fields, cookies, query arguments):
    one pool record each. */
 static inline int cmhd_value_count(struct MHD_Connection *connection)

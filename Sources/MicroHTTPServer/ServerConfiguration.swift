@@ -45,6 +45,14 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// Bytes all streams together may hold unsent: past it, the streams holding the most give
     /// theirs up first (``StreamBudget``).
     public var maxBufferedStreamBytesTotal: Int = 64 << 20
+    /// The send buffer of a stream's socket (`SO_SNDBUF`; Linux reserves twice it). Without it
+    /// Linux grows the buffer of a socket whose client does not read up to `tcp_wmem`'s maximum
+    /// (4 MiB): 1,000 such streams held 650 MB of kernel memory, out of sight of the process's
+    /// resident size, and copying into them held the event loop hundreds of milliseconds. What a
+    /// stream's client has not read is then bounded by this (twice) plus
+    /// ``maxBufferedStreamBytes``; a stream reading over a long path gets at most this much per
+    /// round trip.
+    public var streamSocketBufferBytes: Int = 16 << 10
     /// The longest the event loop sleeps without an event (a safety net: resumes, new data,
     /// timeouts, shutdown all wake it sooner). 250 ms: the header and body deadlines are checked
     /// at least this often, and an idle server with 10,000 streams wakes 4 times a second.

@@ -16,6 +16,9 @@ public final class StreamBudget: Sendable {
     public let limit: Int
     /// Each stream's own bound (``ServerConfiguration/maxBufferedStreamBytes``), for reports.
     public let perStreamLimit: Int
+    /// The send buffer each stream's socket is given (``ServerConfiguration/streamSocketBufferBytes``;
+    /// 0 where streams have no socket), for reports.
+    public let socketBufferBytes: Int
     /// Unsent bytes all streams hold now.
     public var held: Int { heldBytes.load(ordering: .relaxed) }
     /// Streams whose unsent bytes were replaced by their producer's replacement: because the
@@ -30,9 +33,10 @@ public final class StreamBudget: Sendable {
     let cut = Atomic<Int>(0)
     private let streams = Mutex<[Int: ResponseStream]>([:])
 
-    public init(limit: Int, perStreamLimit: Int) {
+    public init(limit: Int, perStreamLimit: Int, socketBufferBytes: Int = 0) {
         self.limit = limit
         self.perStreamLimit = perStreamLimit
+        self.socketBufferBytes = socketBufferBytes
     }
 
     func register(_ stream: ResponseStream) { streams.withLock { $0[stream.id] = stream } }

@@ -45,6 +45,7 @@ public struct Configuration: Sendable, Equatable {
     public var sseMaxSubscribersPerIP = 256
     public var sseStreamBufferBytes = 1 << 20
     public var sseBufferTotalBytes = 64 << 20
+    public var sseSocketBufferBytes = 16 << 10
     public var eventRetentionCount = EventRetention().count
     public var eventRetentionSeconds = Int(EventRetention().age.components.seconds)
     /// Bytes of events one profile's log keeps (``StoreLimits/maxEventLogBytes``); 0: no bound.
@@ -317,6 +318,9 @@ struct Setting: Sendable {
         integer("sse-buffer-total-bytes", "SSE_BUFFER_TOTAL_BYTES",
                 "bytes all event streams together may hold unsent; past it the streams holding the most get a reset first",
                 65_536...(1 << 40), { $0.sseBufferTotalBytes }, { $0.sseBufferTotalBytes = $1 }),
+        integer("sse-socket-buffer-bytes", "SSE_SOCKET_BUFFER_BYTES",
+                "the send buffer of each event stream's socket (the kernel reserves twice it): what a client that does not read costs the kernel",
+                4_096...(4 << 20), { $0.sseSocketBufferBytes }, { $0.sseSocketBufferBytes = $1 }),
         integer("event-retention-count", "EVENT_RETENTION_COUNT", "events kept per profile for replay", 1...10_000_000,
                 { $0.eventRetentionCount }, { $0.eventRetentionCount = $1 }),
         integer("event-retention-age", "EVENT_RETENTION_SECONDS", "seconds events are kept for replay", 1...31_536_000,

@@ -54,6 +54,7 @@ public final class NavPrefsApp: Sendable {
             connectionMemoryBytes: configuration.connectionMemoryBytes,
             maxBufferedStreamBytes: configuration.sseStreamBufferBytes)
         serverConfiguration.maxBufferedStreamBytesTotal = configuration.sseBufferTotalBytes
+        serverConfiguration.streamSocketBufferBytes = configuration.sseSocketBufferBytes
         serverConfiguration.maxBufferedAnswerBytes = configuration.maxBufferedAnswerBytes
         serverConfiguration.headerTimeout = .seconds(configuration.headerTimeoutSeconds)
         serverConfiguration.bodyTimeout = .seconds(configuration.bodyTimeoutSeconds)

@@ -150,6 +150,34 @@ struct StreamBufferTests {
             #expect(server.streamBudget.held == 0)
         }
     }
+
+    @Test("over sockets: the kernel holds at most the stream socket's send buffer for a client that never reads", .timeLimit(.minutes(1)))
+    func socketSendBuffer() async throws {
+        var configuration = ServerConfiguration(port: 0)
+        configuration.maxBufferedStreamBytes = 20_000
+        configuration.streamSocketBufferBytes = 8_192
+        try await withTestServer(configuration) { server, handler in
+            let connection = try TestConnection(port: server.port, receiveBufferBytes: 4_096)
+            try await connection.send("GET", "/stream")
+            _ = try await connection.readHead()
+            let stream = try #require(await eventually { handler.streams.withLock { $0.first } })
+            stream.onOverflow { lastTag in Array("reset \(lastTag)\n".utf8) }
+            // Written until the stream's own bound overflows, a frame at a time so that the
+            // socket takes what it can between frames.
+            var written = 0
+            while server.streamBudget.replacements == 0 && written < 64 << 20 {
+                #expect(stream.write(Array(repeating: UInt8(ascii: "y"), count: 1_024), tag: Int64(written)))
+                written += 1_024
+                if written % (16 << 10) == 0 { try await Task.sleep(for: .milliseconds(5)) }
+            }
+            // Its own bound, the socket's send buffer (the kernel reserves twice it), the client's
+            // receive buffer, and libmicrohttpd's buffer in the connection's pool, with a frame's
+            // slack. Left to itself, Linux grows the send buffer of such a socket to hundreds of KB.
+            let bound = 20_000 + 2 * 8_192 + connection.receiveBufferBytes + configuration.connectionMemoryBytes + 1_024
+            #expect(server.streamBudget.replacements == 1)
+            #expect(written <= bound, "\(written) bytes written before the first reset, bound \(bound)")
+        }
+    }
 }
 
 /// Large answers are moved off the loop into memory of their own and counted (issue 31).

@@ -10,8 +10,9 @@ their own (a probe thread would wait for Python's lock while the attack's thread
   pause, while another profile's increments keep p99 <= 50 ms.
 - never-reading streams: 1,000 event streams (from four loopback addresses) that never read,
   on a profile that takes 40 writes of 60 KB: resident memory grows by less than the stream
-  budget (--sse-buffer-total-bytes) plus 64 MiB of connections, and the writes' p99 stays
-  within twice their p99 without the streams.
+  budget (--sse-buffer-total-bytes) plus 64 MiB of connections, the kernel's TCP memory by less
+  than twice the streams' socket buffers (--sse-socket-buffer-bytes) and the clients' receive
+  buffers, and the writes' p99 stays within twice their p99 without the streams.
 - a 2 MiB burst: one write whose events add up to 2 MiB: a stream reading as fast as it can
   gets them or a `reset`, never its end, and the next event after it.
 - slots: 300 streams opened and closed one after another: none meets 429.
@@ -220,7 +221,7 @@ def never_reading_streams(service, streams=1_000, writes=40):
         return samples
 
     idle = timed_writes(writes)
-    baseline = rawhttp.rss_kib(pid)
+    baseline, kernel_baseline = rawhttp.rss_kib(pid), rawhttp.tcp_kernel_bytes()
     opened = []
     for index in range(streams):
         sock = socket.socket()
@@ -239,19 +240,28 @@ def never_reading_streams(service, streams=1_000, writes=40):
     loaded = timed_writes(writes)
     time.sleep(1.0)
     grown = (rawhttp.rss_kib(pid) - baseline) * 1024
+    kernel_grown = rawhttp.tcp_kernel_bytes() - kernel_baseline
     budget, held = metric("navprefs_sse_buffer_total_limit_bytes", 0), metric("navprefs_sse_buffered_bytes")
+    socket_buffer = metric("navprefs_sse_socket_buffer_bytes", 0)
     resets, cut, left = metric("navprefs_sse_overflow_resets_total"), metric("navprefs_sse_streams_cut_total"), metric("navprefs_sse_subscribers")
     for sock in opened:
         sock.close()
     allowed = budget + (64 << 20)
+    # Per stream, the server's send buffer (the kernel reserves twice the setting) and the client's
+    # receive buffer (4 KiB, reserved twice), with as much again for the kernel's own overhead; and
+    # 16 MiB for the rest of the machine's sockets.
+    kernel_allowed = streams * (2 * socket_buffer + 2 * 4_096) * 2 + (16 << 20)
     idle_p99, loaded_p99 = percentile(idle, 0.99), percentile(loaded, 0.99)
     print(f"bounded: {subscribers} never-reading streams, then {writes} writes of 60 KB to their profile: resident memory grew by "
-          f"{grown / 2**20:.1f} MiB (allowed: the streams' budget, {budget / 2**20:.0f} MiB, + 64 MiB of connections); the streams "
+          f"{grown / 2**20:.1f} MiB (allowed: the streams' budget, {budget / 2**20:.0f} MiB, + 64 MiB of connections), the kernel's "
+          f"TCP memory by {kernel_grown / 2**20:.1f} MiB (allowed {kernel_allowed / 2**20:.0f} MiB); the streams "
           f"hold {held / 2**20:.1f} MiB, {resets} resets, {cut} closed as too slow, {left} still open; writes p50/p99 "
           f"{percentile(idle, 0.5):.1f}/{idle_p99:.1f} ms without streams, {percentile(loaded, 0.5):.1f}/{loaded_p99:.1f} ms with them")
     return {
         f"{streams} never-reading streams grow memory by less than their budget + 64 MiB ({grown / 2**20:.0f} MiB)":
             subscribers == streams and 0 < budget and grown < allowed and 0 <= held <= budget + streams * 8_192,
+        f"and the kernel's socket buffers by less than twice theirs ({kernel_grown / 2**20:.0f} MiB, allowed {kernel_allowed / 2**20:.0f} MiB)":
+            0 < socket_buffer and kernel_grown < kernel_allowed,
         f"writes to their profile keep p99 within twice that without them ({loaded_p99:.1f} ms vs {idle_p99:.1f} ms)":
             loaded_p99 <= 2 * max(idle_p99, 5.0),
     }

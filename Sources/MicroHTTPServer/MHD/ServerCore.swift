@@ -98,7 +98,8 @@ final class ServerCore: @unchecked Sendable {
         self.messageLog = messageLog
         deadlines = ConnectionDeadlines(headerTimeout: configuration.headerTimeout, bodyTimeout: configuration.bodyTimeout)
         bodyBudget = BodyBudget(limit: configuration.maxBufferedBodyBytes)
-        streamBudget = StreamBudget(limit: configuration.maxBufferedStreamBytesTotal, perStreamLimit: configuration.maxBufferedStreamBytes)
+        streamBudget = StreamBudget(limit: configuration.maxBufferedStreamBytesTotal, perStreamLimit: configuration.maxBufferedStreamBytes,
+                                    socketBufferBytes: configuration.streamSocketBufferBytes)
         answerBudget = AnswerBudget(threshold: configuration.largeAnswerBytes, limit: configuration.maxBufferedAnswerBytes)
     }
 
@@ -327,6 +328,7 @@ final class ServerCore: @unchecked Sendable {
             let queued = MHDResponse.queueStream(stream, status: response.status, headers: response.headers,
                                                  core: self, on: context.connection.pointer)
             if queued == .YES, !context.isHead {
+                if socket.socket >= 0 { cmhd_limit_send_buffer(socket.socket, Int32(clamping: configuration.streamSocketBufferBytes)) }
                 watchHangUp(of: stream, socket: socket.socket)
                 start(stream)
             }

@@ -88,6 +88,9 @@ struct MetricsRoutes: RouteCollection {
             out.sample("navprefs_sse_buffer_total_limit_bytes", budget.limit)
             out.family("navprefs_sse_stream_buffer_limit_bytes", "gauge", "Bytes one event stream may hold unsent (--sse-stream-buffer-bytes).")
             out.sample("navprefs_sse_stream_buffer_limit_bytes", budget.perStreamLimit)
+            out.family("navprefs_sse_socket_buffer_bytes", "gauge",
+                       "The send buffer of each event stream's socket (--sse-socket-buffer-bytes; the kernel reserves twice it; 0: no sockets).")
+            out.sample("navprefs_sse_socket_buffer_bytes", budget.socketBufferBytes)
             out.family("navprefs_sse_overflow_resets_total", "counter",
                        "Event streams whose unsent events gave way to a reset (their buffer or the total was full); they went on.")
             out.sample("navprefs_sse_overflow_resets_total", budget.replacements)
