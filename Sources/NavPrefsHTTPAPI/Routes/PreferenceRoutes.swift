@@ -68,25 +68,30 @@ struct PreferenceRoutes: RouteCollection {
     }
 
     /// What a `PATCH` changed, key by key as its events say it, and the whole set's version:
-    /// never the profile's values, so the answer grows with the patch, not with the profile.
+    /// never the profile's values, so the answer grows with the patch, not with the profile. A
+    /// value set is the text the store holds, as it is (rendered off the writer, never decoded).
     static func body(_ change: PreferencesChange) -> JSONObjectBuilder {
         var body = JSONObjectBuilder()
         body.add("profile", change.profile.rawValue)
-        body.add("changes", JSONValue.array(change.changes.map { change in
-            var entry: JSONObject = ["key": .string(change.key.rawValue)]
+        var changes = "["
+        for (index, change) in change.changes.enumerated() {
+            if index > 0 { changes += "," }
+            var entry = JSONObjectBuilder()
+            entry.add("key", change.key.rawValue)
             switch change.kind {
-            case .set(let value):
-                entry["value"] = value
+            case .set(let json):
+                entry.add("value", json: json)
             case .merged(let patch, let from):
-                entry["patch"] = patch
-                entry["from"] = .integer(from.rawValue)
+                entry.add("patch", patch)
+                entry.add("from", from.rawValue)
             case .removed(let source):
-                entry["removed"] = .bool(true)
-                entry["source"] = .string(source.rawValue)
+                entry.add("removed", true)
+                entry.add("source", source.rawValue)
             }
-            entry["version"] = .integer(change.version.rawValue)
-            return .object(entry)
-        }))
+            entry.add("version", change.version.rawValue)
+            changes += entry.json
+        }
+        body.add("changes", json: changes + "]")
         body.add("version", change.version.rawValue)
         if let last = change.eventIDs.last { body.add("eventId", last) } else { body.addNull("eventId") }
         body.add("eventIds", JSONValue.array(change.eventIDs.map(JSONValue.integer)))

@@ -89,9 +89,10 @@ extension StoreWrite where Value == PreferencesChange {
                     // An object merged into the object readers saw: the change is the patch, which
                     // may be a few bytes of a value of 64 KiB.
                     let patched = PreferenceSteps.mergedInto(slot, patch: update.stored)
-                    after = try PreferenceSteps.store(value, under: update.key, before: slot, id: claim.eventID, patched: patched,
-                                                      of: profile, in: transaction)
-                    kind = patched.map { .merged(patch: $0.patch, from: $0.from) } ?? .set(value)
+                    let stored = try PreferenceSteps.store(value, under: update.key, before: slot, id: claim.eventID, patched: patched,
+                                                           of: profile, in: transaction)
+                    after = (stored.slot, stored.event)
+                    kind = patched.map { .merged(patch: $0.patch, from: $0.from) } ?? .set(json: stored.text)
                 } else {
                     after = try PreferenceSteps.remove(update.key, before: slot, id: claim.eventID, kept: kept, of: profile, in: transaction)
                     kind = .removed(after.slot.source)
@@ -131,11 +132,13 @@ enum PreferenceSteps {
     }
 
     /// Stores `value` under `key` with version `id` and logs the event of the key's view: the
-    /// value, or the patch that made it when `patched` (``mergedInto(_:patch:)``).
+    /// value, or the patch that made it when `patched` (``mergedInto(_:patch:)``). Returns the
+    /// value's text as stored too.
     static func store(_ value: JSONValue, under key: PreferenceKey, before: PreferenceSlot, id: Int64,
                       patched: (patch: JSONValue, from: Version)? = nil, of profile: ProfileName,
-                      in transaction: any StoreTransaction) throws -> (slot: PreferenceSlot, event: LoggedEvent) {
-        try transaction.run(.upsertPreferences, .text(profile.rawValue), .texts([key.rawValue]), .texts([value.jsonText]), .integer(id))
+                      in transaction: any StoreTransaction) throws -> (slot: PreferenceSlot, event: LoggedEvent, text: String) {
+        let text = value.jsonText
+        try transaction.run(.upsertPreferences, .text(profile.rawValue), .texts([key.rawValue]), .texts([text]), .integer(id))
         let after = PreferenceSlot(key: key, stored: .init(value: value, version: Version(id)),
                                    registered: before.registered, defaultsVersion: before.defaultsVersion)
         let event = if let patched, WellKnownKey.view(of: key) == .none {
@@ -143,7 +146,7 @@ enum PreferenceSteps {
         } else {
             try Steps.event(forChangeOf: after, removed: false, profile: profile, in: transaction)
         }
-        return (after, try Steps.log(event, id: id, for: profile, in: transaction))
+        return (after, try Steps.log(event, id: id, for: profile, in: transaction), text)
     }
 
     /// Leaves a tombstone with version `id` under `key` and logs the event of the key's view.
