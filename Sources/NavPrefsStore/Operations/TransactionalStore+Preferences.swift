@@ -150,7 +150,7 @@ enum PreferenceSteps {
                       patched: (patch: JSONValue, from: Version)? = nil, of profile: ProfileName,
                       in transaction: any StoreTransaction) throws -> (slot: PreferenceSlot, event: LoggedEvent, text: String) {
         let text = text ?? value.jsonText
-        try transaction.run(.upsertPreferences, .text(profile.rawValue), .texts([key.rawValue]), .texts([text]), .integer(id))
+        try transaction.run(.upsertPreference, .text(profile.rawValue), .text(key.rawValue), .text(text), .integer(id))
         let after = PreferenceSlot(key: key, stored: .init(value: value, version: Version(id)),
                                    registered: before.registered, defaultsVersion: before.defaultsVersion)
         let event = if let patched, WellKnownKey.view(of: key) == .none {
