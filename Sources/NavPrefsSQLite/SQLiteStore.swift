@@ -18,6 +18,9 @@ public final class SQLiteStore: TransactionalStore, CounterCacheReading {
         public var policy: StorePolicy
         /// Reader threads, each with its own connection.
         public var readerCount = 2
+        /// Reader threads for the reads too large for the event loop, below its priority
+        /// (``performLarge(_:completion:)``), each with its own connection.
+        public var largeReaderCount = 2
         /// Profiles whose counter state is kept in memory.
         public var cacheCapacity = 100_000
         /// Writes committed together at most.
@@ -44,6 +47,10 @@ public final class SQLiteStore: TransactionalStore, CounterCacheReading {
     public var limits: StoreLimits { options.policy.limits }
     let writer = SQLiteWriter()
     let readers = SQLiteReaders()
+    /// Readers below the event loop's priority, for reads too large for it (and the rendering of
+    /// their answers, which their completions do): apart from ``readers``, whose completions resume
+    /// awaiting tasks (``lowerThreadPriority()``).
+    let largeReaders = SQLiteReaders()
     let counters: CounterCache
     private let fileLock = Mutex<DatabaseFileLock?>(nil)
     /// What the start did that the log should say (a one-time `VACUUM`).
@@ -113,10 +120,17 @@ public final class SQLiteStore: TransactionalStore, CounterCacheReading {
             writer.close()  // a store that only reads: every write fails at once
         }
         do {
-            try readers.start(count: options.readerCount) {
+            let openReader: @Sendable () throws -> SQLiteConnection = {
                 let connection = try SQLiteConnection(path: path, readOnly: true)
                 try connection.execute("PRAGMA busy_timeout = 5000; PRAGMA query_only = 1;")
                 return connection
+            }
+            try readers.start(count: options.readerCount, lowPriority: false, open: openReader)
+            do {
+                try largeReaders.start(count: options.largeReaderCount, lowPriority: true, open: openReader)
+            } catch {
+                readers.close()
+                throw error
             }
         } catch {
             writer.close()
@@ -143,6 +157,7 @@ public final class SQLiteStore: TransactionalStore, CounterCacheReading {
         await waitOffThePool { [self] in
             hereConnection.withLock { $0 = nil }
             readers.close()
+            largeReaders.close()
             writer.close()
             fileLock.withLock { lock in
                 lock?.release()
@@ -175,11 +190,22 @@ public final class SQLiteStore: TransactionalStore, CounterCacheReading {
 
     public func read<Value: Sendable>(snapshot: Bool, _ body: @escaping @Sendable (any StoreTransaction) throws -> Value,
                                       completion: @escaping StoreCompletion<Value>) {
-        readers.read({ connection in
+        readers.read(Self.readBody(snapshot: snapshot, body), completion: completion)
+    }
+
+    /// On a large reader (``largeReaders``), below the event loop's priority.
+    public func readLarge<Value: Sendable>(snapshot: Bool, _ body: @escaping @Sendable (any StoreTransaction) throws -> Value,
+                                           completion: @escaping StoreCompletion<Value>) {
+        largeReaders.read(Self.readBody(snapshot: snapshot, body), completion: completion)
+    }
+
+    private static func readBody<Value: Sendable>(snapshot: Bool, _ body: @escaping @Sendable (any StoreTransaction) throws -> Value)
+        -> @Sendable (SQLiteConnection) throws -> Value {
+        { connection in
             let transaction = SQLiteTransaction(connection: connection, writer: nil)
             guard snapshot else { return try body(transaction) }
             return try connection.transaction { try body(transaction) }
-        }, completion: completion)
+        }
     }
 
     /// Reads on the calling thread, on a connection of its own: a read of a few rows costs

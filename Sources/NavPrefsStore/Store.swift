@@ -66,8 +66,14 @@ public protocol LoopReading: Store {
     func performHere<Value: Sendable>(_ read: StoreRead<Value>) -> HereRead<Value>
 
     /// Runs `read` on the store's own threads (a reader, a PostgreSQL pool thread) and calls
-    /// `completion` there: for a read the calling thread could not make.
+    /// `completion` there: for a read the calling thread could not make (``HereRead/notHere``).
     func performElsewhere<Value: Sendable>(_ read: StoreRead<Value>, completion: @escaping StoreCompletion<Value>)
+
+    /// ``performElsewhere(_:completion:)`` for a read too large for the calling thread
+    /// (``HereRead/tooLarge``): on threads below the event loop's priority where the store has
+    /// them (SQLite's large readers), so that `completion` may render a large answer there. It
+    /// must hand its result on without starting or resuming a task (``lowerThreadPriority()``).
+    func performLarge<Value: Sendable>(_ read: StoreRead<Value>, completion: @escaping StoreCompletion<Value>)
 }
 
 /// A store that can answer counter reads from memory, without I/O (the SQLite store: it sees

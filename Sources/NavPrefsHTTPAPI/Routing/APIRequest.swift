@@ -73,7 +73,7 @@ extension APIResult {
                 if let version, let answer = JSONResponse.fromVersion(version.read, of: store, for: version.request) {
                     return reply(answer)
                 }
-                store.performElsewhere(read) { reply($0.map(respond)) }
+                store.performLarge(read) { reply($0.map(respond)) }
             case .notHere:
                 store.performElsewhere(read) { reply($0.map(respond)) }
             }

@@ -14,6 +14,12 @@ public protocol TransactionalStore: LoopReading {
     func read<Value: Sendable>(snapshot: Bool, _ body: @escaping @Sendable (any StoreTransaction) throws -> Value,
                                completion: @escaping StoreCompletion<Value>)
 
+    /// ``read(snapshot:_:completion:)`` for a read too large for the event loop
+    /// (``LoopReading/performLarge(_:completion:)``): below the loop's priority where the store has
+    /// threads for that; as any read where it has not.
+    func readLarge<Value: Sendable>(snapshot: Bool, _ body: @escaping @Sendable (any StoreTransaction) throws -> Value,
+                                    completion: @escaping StoreCompletion<Value>)
+
     /// Runs `body` in a write transaction and calls `completion` with the outcome's value once
     /// the transaction has committed at the store's durability, after the outcome's events
     /// were published to ``Store/feed`` in commit order; on the thread that committed (SQLite's
@@ -84,6 +90,16 @@ extension TransactionalStore {
     public func performElsewhere<Value: Sendable>(_ read: StoreRead<Value>, completion: @escaping StoreCompletion<Value>) {
         if read.needsPrimary { return readFromPrimary(snapshot: read.snapshot, read.body, completion: completion) }
         self.read(snapshot: read.snapshot, read.body, completion: completion)
+    }
+
+    public func performLarge<Value: Sendable>(_ read: StoreRead<Value>, completion: @escaping StoreCompletion<Value>) {
+        readLarge(snapshot: read.snapshot, read.body, completion: completion)
+    }
+
+    /// A store without threads of lower priority reads a large read as any other.
+    public func readLarge<Value: Sendable>(snapshot: Bool, _ body: @escaping @Sendable (any StoreTransaction) throws -> Value,
+                                           completion: @escaping StoreCompletion<Value>) {
+        read(snapshot: snapshot, body, completion: completion)
     }
 
     /// A read built as a value, on the store's readers.

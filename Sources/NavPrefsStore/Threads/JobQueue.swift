@@ -149,9 +149,14 @@ package func runOffThePool<Value: Sendable>(_ body: @escaping @Sendable () throw
 }
 
 /// Gives the calling thread a lower scheduling priority (nice 5) than the process' others, for
-/// threads whose work may take long (large reads, large bodies): the event loop and the store's
-/// writer then get a core as soon as they wake. Linux keeps a nice value per thread, and
-/// `setpriority` with 0 sets the calling thread's.
+/// threads whose work may take long (large reads): the event loop and the store's writer then
+/// get a core as soon as they wake. Linux keeps a nice value per thread, and `setpriority` with
+/// 0 sets the calling thread's.
+///
+/// A thread created by such a thread inherits its nice value, and libdispatch creates the
+/// threads of Swift's task pool from whichever thread enqueues a task when the pool grows: a
+/// thread lowered here must start no thread or task and resume no continuation (an awaited
+/// read's, the in-memory transport's answer), or the pool may keep a thread at nice 5 for good.
 package func lowerThreadPriority() {
     _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 5)
 }
