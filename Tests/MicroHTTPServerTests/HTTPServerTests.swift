@@ -59,9 +59,11 @@ struct HTTPServerTests {
             // requests on another connection must be answered (a loop that waited on deferred
             // work would answer none of them). No clock is involved, so a loaded machine cannot
             // fail this test, only slow it.
-            let held = TestHTTP.startThreads(1) { _ in try TestHTTP.request(port: port, "GET", "/held") }
+            let held = TestHTTP.startThreads(1) { _ in
+                try TestConnection(port: port, timeout: .seconds(120)).request("GET", "/held")
+            }
             while handler.held.withLock({ $0.isEmpty }) { try await Task.sleep(for: .milliseconds(5)) }
-            let quick = try TestConnection(port: port)
+            let quick = try TestConnection(port: port, timeout: .seconds(60))
             for _ in 0..<50 {
                 #expect(try await quick.request("GET", "/echo").status == 200)
             }
