@@ -155,6 +155,9 @@ public final class ResponseStream: Sendable {
     /// Bytes queued and not yet taken by the reader.
     var unsentBytes: Int { state.withLock { $0.unsent } }
 
+    /// Whether the reader would get bytes now (not the stream's end or its abort).
+    var hasBytesToSend: Bool { state.withLock { $0.aborted == nil && $0.unsent > 0 } }
+
     /// Gives up the unsent frames for the replacement (the total is short; ``StreamBudget``).
     func giveUpUnsent() {
         var cut = false

@@ -53,6 +53,11 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// ``maxBufferedStreamBytes``; a stream reading over a long path gets at most this much per
     /// round trip.
     public var streamSocketBufferBytes: Int = 16 << 10
+    /// The pieces of streamed bodies one turn of the event loop sends, each at most a
+    /// connection's write buffer (a few KiB with the default ``connectionMemoryBytes``): past
+    /// them the streams wait for the next turn, so that an event to thousands of streams is sent
+    /// over many short turns and other connections are served between them (``StreamPacer``).
+    public var streamSendsPerTurn: Int = 32
     /// The longest the event loop sleeps without an event (a safety net: resumes, new data,
     /// timeouts, shutdown all wake it sooner). 250 ms: the header and body deadlines are checked
     /// at least this often, and an idle server with 10,000 streams wakes 4 times a second.

@@ -108,6 +108,7 @@ final class EventLoop: @unchecked Sendable {
             // the last run: both before MHD reads, which could otherwise read a client's end first.
             if !reports.isEmpty { core.handle(reports) }
             core.resumeAnswered()
+            core.streamPacer.startTurn()
             _ = MHD_run(daemon)
             // MHD asked to run again at once: a connection it cannot move on, such as a chunk
             // line longer than its buffer, makes it spin (``ServerCore/refuseLongChunkLines``).
@@ -115,7 +116,10 @@ final class EventLoop: @unchecked Sendable {
             // The header and body deadlines MHD does not have (it shuts sockets down; MHD closes
             // them in a coming run).
             core.enforceDeadlines()
-            core.cutAbortedStreams()
+            // Streams still waiting for their share of a turn, or to be cut: the next wait
+            // returns at once.
+            let cutsWait = core.cutAbortedStreams()
+            if cutsWait || core.streamPacer.hasWaiting { waker.wake() }
             if core.closing.load(ordering: .acquiring) {
                 // Decided here, after a run, where no other thread can suspend a connection:
                 // MHD_stop_daemon panics on a suspended one. Requests handed off before

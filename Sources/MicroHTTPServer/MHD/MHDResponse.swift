@@ -57,7 +57,8 @@ enum MHDResponse {
     static func queueStream(
         _ stream: ResponseStream, status: Int, headers: HTTPHeaders, core: ServerCore, on connection: OpaquePointer
     ) -> MHD_Result {
-        let box = Unmanaged.passRetained(StreamBox(stream: stream, core: core)).toOpaque()
+        let handle = ConnectionHandle(pointer: connection, waker: core.waker)
+        let box = Unmanaged.passRetained(StreamBox(stream: stream, core: core, connection: handle)).toOpaque()
         // MHD_SIZE_UNKNOWN does not import; it is UINT64_MAX. The block size is the buffer MHD
         // allocates (zeroed) per response, used only for HTTP/1.0 (unchunked) clients: chunked
         // answers are read into the connection's pool. 512 instead of 4096 saves 3.5 KiB per
@@ -141,21 +142,38 @@ enum MHDResponse {
 final class StreamBox {
     let stream: ResponseStream
     let core: ServerCore
+    /// The connection the stream is answered on.
+    let connection: ConnectionHandle
+    /// Pieces sent since the connection was last resumed (event-loop thread; ``StreamPacer``).
+    var piecesSinceResume = 0
 
-    init(stream: ResponseStream, core: ServerCore) {
+    init(stream: ResponseStream, core: ServerCore, connection: ConnectionHandle) {
         self.stream = stream
         self.core = core
+        self.connection = connection
     }
 }
 
 /// MHD asks for the next bytes of a streamed body. Returning 0 without suspending would make MHD
-/// ask again at once (a busy loop), so an empty stream suspends its connection first.
+/// ask again at once (a busy loop), so an empty stream suspends its connection first, and so
+/// does one with bytes when the turn's share of sends is spent (``StreamPacer``).
 private let streamReader: MHD_ContentReaderCallback = { cls, _, buffer, max in
     guard let cls, let buffer else { return -2 }
     let box = Unmanaged<StreamBox>.fromOpaque(cls).takeUnretainedValue()
+    let pacer = box.core.streamPacer
+    if !pacer.maySend(after: box.piecesSinceResume), box.stream.hasBytesToSend {
+        box.piecesSinceResume = 0
+        pacer.yield(box.connection)
+        return 0
+    }
     switch box.stream.read(into: UnsafeMutableRawBufferPointer(start: buffer, count: max)) {
-    case .bytes(let count): return count
-    case .suspended: return 0
+    case .bytes(let count):
+        pacer.sent()
+        box.piecesSinceResume += 1
+        return count
+    case .suspended:
+        box.piecesSinceResume = 0
+        return 0
     case .endOfStream: return -1  // MHD_CONTENT_READER_END_OF_STREAM
     case .abort: return -2  // MHD_CONTENT_READER_END_WITH_ERROR
     }
