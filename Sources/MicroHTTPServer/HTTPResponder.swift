@@ -44,6 +44,9 @@ final class AnswerTally: Sendable {
     let loopThread = Atomic<UInt>(0)
     let offLoop = Atomic<Int>(0)
 
+    /// Whether the calling thread is the event loop's.
+    var onLoopThread: Bool { UInt(pthread_self()) == loopThread.load(ordering: .relaxed) }
+
     /// Counts an answer about to be made on this thread; whether it is another than the loop's.
     func answeredOffTheLoop() -> Bool {
         guard UInt(pthread_self()) != loopThread.load(ordering: .relaxed) else { return false }

@@ -48,6 +48,8 @@ public final class NavPrefsAPI: HTTPHandler {
     }
 
     let router: Router
+    /// Told of the event loop's turns, so that it commits the writes of one turn once.
+    let store: any Store
     let logger: Logger
     let cors: CORSPolicy
     let policy: RequestPolicy
@@ -75,6 +77,7 @@ public final class NavPrefsAPI: HTTPHandler {
     ///   (SQLite); `nil` reads every counter from the store.
     public init(store: any Store, counterCache: (any CounterCacheReading)? = nil, logger: Logger, options: Options = Options()) {
         self.logger = logger
+        self.store = store
         cors = options.cors
         policy = options.policy
         largeWork = LargeWorkLane(threads: options.largeWorkThreads)
@@ -244,6 +247,12 @@ public final class NavPrefsAPI: HTTPHandler {
 
     /// An answer that was logged with its status and then never reached the client (its
     /// connection failed or closed first): logged once more, so the log says so.
+    /// A turn of the event loop: the store may run the turn's light writes at once and commit
+    /// them together when it ends (SQLite, ``Store/beginTurn()``).
+    public func turnBegan() { store.beginTurn() }
+
+    public func turnEnded() { store.endTurn() }
+
     public func answerUndelivered(status: Int, headers: HTTPHeaders, head: HTTPRequestHead) {
         logger.warning("client aborted", [
             "request_id": .string(headers[HeaderName.xRequestID] ?? RequestID.take(from: head.headers)),

@@ -53,6 +53,24 @@ public protocol Store: TokenStore {
 
     /// Finishes queued writes and releases the store. Calls after this throw ``StoreError/closed``.
     func close() async
+
+    // MARK: Turns of an event loop
+
+    /// The calling thread begins a turn (the HTTP event loop, before it serves its ready
+    /// connections): the writes it makes until ``endTurn()`` whose work is bounded may run at
+    /// once on this thread, in one transaction, and are answered only after that transaction
+    /// is committed at the store's durability. A store that does not (PostgreSQL) ignores it;
+    /// so does a store whose turn another thread holds.
+    func beginTurn()
+
+    /// Ends the calling thread's turn: commits the writes it ran, once, and answers them (at
+    /// `synchronous=FULL`, once the flush is done). Never waits for a flush or another thread.
+    func endTurn()
+}
+
+extension Store {
+    public func beginTurn() {}
+    public func endTurn() {}
 }
 
 /// A store whose reads on the request path are bounded where they run (every

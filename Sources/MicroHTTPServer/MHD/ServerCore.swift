@@ -11,8 +11,9 @@ import Synchronization
 /// ``HTTPServer`` owns it and keeps it alive until the daemon is stopped, so callbacks take it
 /// unretained.
 final class ServerCore: @unchecked Sendable {
-    // Safety (`@unchecked Sendable`): `lastLibraryMessage` is touched only on the event-loop
-    // thread (MHD logs request errors from there); everything else is immutable or synchronised.
+    // Safety (`@unchecked Sendable`): `lastLibraryMessage`, `chunkedUploads` and `answeredOnLoop`
+    // are touched only on the event-loop thread (MHD logs request errors from there); everything
+    // else is immutable or synchronised.
 
     let configuration: ServerConfiguration
     let handler: any HTTPHandler
@@ -59,6 +60,9 @@ final class ServerCore: @unchecked Sendable {
     var chunkedUploads: [ObjectIdentifier: ChunkedUpload] = [:]
     /// Set when outstanding work is abandoned: answers the server is writing itself are cut.
     let abandoningSocketAnswers = Atomic<Bool>(false)
+    /// A request was answered on the event-loop thread itself while its connection waited
+    /// (``answerReady(_:)``): the loop's next wait returns at once (event-loop thread only).
+    var answeredOnLoop = false
 
     struct Registry: ~Copyable {
         /// The one-shots of requests whose connection is suspended, with the head to refuse

@@ -59,7 +59,9 @@ extension ServerCore {
     /// resumes its connection before its next run of MHD.
     func answerReady(_ context: RequestContext) {
         registry.withLock { $0.answered.append(context) }
-        waker.wake()
+        // Answered on the loop's own thread (at the end of a turn): the loop runs again at once
+        // instead of waking itself through the eventfd.
+        if answerTally.onLoopThread { answeredOnLoop = true } else { waker.wake() }
     }
 
     /// On the event-loop thread, before MHD runs: resumes the connections whose answers came,
