@@ -98,12 +98,14 @@ public final class SQLiteStore: TransactionalStore, CounterCacheReading {
                 try writer.start(open: {
                     let connection = try SQLiteConnection(path: path, readOnly: false, create: access.mayCreate)
                     // WAL is persistent in the file; synchronous and the timeout are per connection.
-                    // NORMAL at either durability: with FULL the syncer flushes the log after the
-                    // commit, off the thread that committed (WALSyncer).
+                    // The schema commits flushed (FULL), so that a power loss right after the start
+                    // cannot leave a file without it; then NORMAL at either durability: with FULL
+                    // the syncer flushes the log after each commit, off the committing thread
+                    // (WALSyncer).
                     try connection.execute("""
                         \(SQLiteFreeSpace.pragmas)
                         PRAGMA journal_mode = WAL;
-                        PRAGMA synchronous = NORMAL;
+                        PRAGMA synchronous = FULL;
                         PRAGMA busy_timeout = 5000;
                         PRAGMA foreign_keys = OFF;
                         """)
@@ -111,6 +113,7 @@ public final class SQLiteStore: TransactionalStore, CounterCacheReading {
                         try SQLiteSchema.migrate(connection)
                         if let notice = try SQLiteFreeSpace.useIncrementalVacuum(connection) { notices.value.append(notice) }
                     }
+                    try connection.execute("PRAGMA synchronous = NORMAL")
                     return WriteContext(connection: connection, claimsProfiles: access.exclusive)
                 }, connection: writeConnection, maxBatch: options.maxBatch, maintenanceInterval: options.policy.pruneInterval,
                    maintenance: { context in

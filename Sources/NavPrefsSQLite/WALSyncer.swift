@@ -41,6 +41,8 @@ final class WALSyncer: Sendable {
     /// Flushes done, and writes answered after them (for tests and `/metrics`).
     let flushes = Atomic<Int>(0)
     let writesReleased = Atomic<Int>(0)
+    /// Held by the thread around each flush and its releases, and by ``holdingFlushes(_:)``.
+    private let flushing = NSLock()
 
     init() {}
 
@@ -67,6 +69,8 @@ final class WALSyncer: Sendable {
                 exited.signal()
             }
             while let taken = queue.take(upTo: .max) {
+                flushing.lock()
+                defer { flushing.unlock() }
                 let failed = flush(descriptor, walPath: walPath)
                 flushes.add(1, ordering: .relaxed)
                 if let failed {
@@ -96,6 +100,14 @@ final class WALSyncer: Sendable {
             // Closed: nothing commits after the store closed; answer rather than lose them.
             for job in jobs { job.abandon(.closed) }
         }
+    }
+
+    /// Runs `body` while no flush starts: what commits meanwhile waits, unanswered and unpublished.
+    /// For tests that look at a commit whose flush is still pending.
+    func holdingFlushes<T>(_ body: () throws -> T) rethrows -> T {
+        flushing.lock()
+        defer { flushing.unlock() }
+        return try body()
     }
 
     /// Flushes and releases what is queued, then stops the thread.
