@@ -176,12 +176,14 @@ final class ServerCore: @unchecked Sendable {
         case .handling:
             return .YES  // cannot happen: handle runs within one call
         case .waiting:
-            guard let response = context.response?.take() else { return .YES }
+            guard let response = context.readyAnswer ?? context.response?.take() else { return .YES }
+            context.readyAnswer = nil
             context.response = nil
             _ = registry.withLock { $0.waiting.removeValue(forKey: ObjectIdentifier(context)) }
             return answer(context, with: response)
         case .answered:
-            // After an answer written to the socket itself (408, a library refusal): drop it now.
+            // After an answer written to the socket itself (408, a library refusal), or one that
+            // could not be queued: drop it now.
             return context.cutOff ? .NO : .YES
         }
     }
@@ -298,8 +300,9 @@ final class ServerCore: @unchecked Sendable {
         return .NO
     }
 
-    /// Queues `response` on the connection (libmicrohttpd copies what it needs).
-    private func answer(_ context: RequestContext, with response: HTTPResponse) -> MHD_Result {
+    /// Queues `response` on the connection (libmicrohttpd copies what it needs): in a call of
+    /// the access handler, or on the event loop while the connection is suspended.
+    func answer(_ context: RequestContext, with response: HTTPResponse) -> MHD_Result {
         if let refusal = response.refusal { return answer(context, with: handler.response(for: refusal, head: context.headForRefusal)) }
         context.phases.answered()
         bodyBudget.release(context)
@@ -415,7 +418,7 @@ final class ServerCore: @unchecked Sendable {
         slot.pointee = nil
         let context = Unmanaged<RequestContext>.fromOpaque(stored).takeRetainedValue()
         // A client that went away while an answer was being made: it has nowhere to go.
-        let lost: AnswerNote? = if let unsent = context.response?.take() {
+        let lost: AnswerNote? = if let unsent = context.readyAnswer ?? context.response?.take() {
             AnswerNote(unsent)  // made, never handed to libmicrohttpd
         } else if let answer = context.answer, !completedOK, !context.answerDelivered {
             answer  // handed to it, and not sent whole

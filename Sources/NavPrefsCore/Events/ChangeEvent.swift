@@ -40,16 +40,17 @@ public struct ChangeEvent: Sendable, Hashable {
     /// A counter change by name: `increment`, `decrement`, `reset`, `set`, or `remove` (the
     /// stored value was deleted and the counter reads its default or 0 again).
     public static func counter(operation: String, step: Int64? = nil, _ state: CounterState) -> ChangeEvent {
-        var payload: JSONObject = [
-            "profile": .string(state.profile.rawValue),
-            "key": .string(WellKnownKey.counter.rawValue),
-            "operation": .string(operation),
-        ]
-        if let step { payload["by"] = .integer(step) }
-        payload["value"] = .integer(state.counter.value)
-        payload["stringValue"] = .string(state.counter.stringValue)
-        payload["version"] = .integer(state.version.rawValue)
-        return ChangeEvent(type: .counter, payload: payload)
+        // Names known distinct, built at once: it runs for every counter write.
+        var members: [JSONObject.Member] = []
+        members.reserveCapacity(7)
+        members.append(("profile", .string(state.profile.rawValue)))
+        members.append(("key", .string(WellKnownKey.counter.rawValue)))
+        members.append(("operation", .string(operation)))
+        if let step { members.append(("by", .integer(step))) }
+        members.append(("value", .integer(state.counter.value)))
+        members.append(("stringValue", .string(state.counter.stringValue)))
+        members.append(("version", .integer(state.version.rawValue)))
+        return ChangeEvent(type: .counter, payload: JSONObject(uniqueMembers: members))
     }
 
     /// The seed's `doRefreshNotification`: the font settings changed (one event per accepted

@@ -75,6 +75,7 @@ extension ServerCore {
             defer { registry.answered.removeAll(keepingCapacity: true) }
             return (registry.answered, writing)
         }
+        var queued: [ObjectIdentifier] = []
         for context in answered {
             if workarounds.contains(.answerHalfClosed), context.phases.phase == .waiting,
                let peer = PeerInfo.of(context.connection.pointer), peer.socket >= 0,
@@ -83,7 +84,23 @@ extension ServerCore {
                 answerOnSocket(response, context: context, socket: peer.socket)
                 continue
             }
+            if context.phases.phase == .waiting, let response = context.response?.take() {
+                // Queued on the connection while it is still suspended (libmicrohttpd 0.9.75
+                // takes a response there; it then sends it once resumed, without calling the
+                // handler again): no second call of the access handler per deferred answer. A
+                // stream starts in that call as before.
+                context.response = nil
+                if case .stream = response.body {
+                    context.readyAnswer = response
+                } else {
+                    queued.append(ObjectIdentifier(context))
+                    if answer(context, with: response) == .NO { context.cutOff = true }
+                }
+            }
             context.connection.resumeOnLoop()
+        }
+        if !queued.isEmpty {
+            registry.withLock { registry in for id in queued { registry.waiting.removeValue(forKey: id) } }
         }
         if writing { abandonStalledSocketAnswers() }
     }
