@@ -25,7 +25,7 @@ public struct HTTPResponder: Sendable {
 
     /// Answers the request with `response`; `false` if it was answered already (or is gone).
     @discardableResult
-    public func respond(_ response: HTTPResponse) -> Bool {
+    public func respond(_ response: consuming HTTPResponse) -> Bool {
         var response = response
         answers?.prepare(&response)
         // Counted before the answer can reach the client, so a client that saw it sees the count.

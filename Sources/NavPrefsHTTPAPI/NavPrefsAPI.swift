@@ -277,7 +277,8 @@ public final class NavPrefsAPI: HTTPHandler {
 
     /// Runs ``responseSteps`` on an answer of `route` (`-` when none matched): the fields
     /// every answer carries, the metrics, the log line.
-    func finish(_ response: HTTPResponse, _ request: HTTPRequestHead, route: String, _ requestID: String) -> HTTPResponse {
+    func finish(_ response: consuming HTTPResponse, _ request: HTTPRequestHead, route: String, _ requestID: String) -> HTTPResponse {
+        // Consumed, not copied: a copy's first added field copied the whole list of fields.
         var response = response
         let context = ResponseContext(answering: request, route: route, requestID: requestID)
         for step in responseSteps { step.apply(to: &response, context) }

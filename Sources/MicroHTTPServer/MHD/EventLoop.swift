@@ -96,8 +96,8 @@ final class EventLoop: @unchecked Sendable {
             // Bounded wait (maxEventLoopWait, 250 ms by default): a safety net, since resumes,
             // quiesce and stop all signal the waker; costs nothing measurable while idle. No wait
             // when the last turn answered requests on this thread: they go out at once.
-            let wait = core.answeredOnLoop ? 0 : maxWaitMilliseconds
-            core.answeredOnLoop = false
+            let wait = core.mailbox.answeredOnLoop ? 0 : maxWaitMilliseconds
+            core.mailbox.answeredOnLoop = false
             let reports = tokens.withUnsafeMutableBufferPointer { tokens in
                 events.withUnsafeMutableBufferPointer { events in
                     let count = cmhd_loop_wait(daemon, loopDescriptor, waker.descriptor, wait,

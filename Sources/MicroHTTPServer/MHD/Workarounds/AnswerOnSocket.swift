@@ -55,26 +55,12 @@ final class AnswerOnSocket: @unchecked Sendable {
 }
 
 extension ServerCore {
-    /// A waiting request's answer or admission was handed over (from any thread): the loop
-    /// resumes its connection before its next run of MHD.
-    func answerReady(_ context: RequestContext) {
-        registry.withLock { $0.answered.append(context) }
-        // Answered on the loop's own thread (at the end of a turn): the loop runs again at once
-        // instead of waking itself through the eventfd.
-        if answerTally.onLoopThread { answeredOnLoop = true } else { waker.wake() }
-    }
-
     /// On the event-loop thread, before MHD runs: resumes the connections whose answers came,
     /// or, for a client that finished sending, writes the answer to the socket first.
     func resumeAnswered() {
-        // One look under the lock per turn of the loop: the answers that came, and whether the
-        // server is writing any answer itself.
-        let (answered, writing): ([RequestContext], Bool) = registry.withLock { registry in
-            let writing = !registry.answersOnSockets.isEmpty
-            guard !registry.answered.isEmpty else { return ([], writing) }
-            defer { registry.answered.removeAll(keepingCapacity: true) }
-            return (registry.answered, writing)
-        }
+        // The answers that came (``LoopMailbox``), and whether the server is writing any answer itself.
+        let answered = mailbox.takeAnswered()
+        let writing = registry.withLock { !$0.answersOnSockets.isEmpty }
         var queued: [ObjectIdentifier] = []
         for context in answered {
             if workarounds.contains(.answerHalfClosed), context.phases.phase == .waiting,
