@@ -5,8 +5,8 @@ import Synchronization
 ///
 /// An object of its own, which the producers' closures hold strongly, rather than the
 /// ``ServerCore`` held weakly: a weak reference gives an object a side table, and from then on
-/// every retain and release of the core (several per request) took the runtime's slow path
-/// (`incrementSlow`, `doDecrementSlow` in profiles of a GET).
+/// every retain and release of the core (several per request) took the Swift runtime's slow
+/// path for reference counts kept in a side table (it showed in profiles of a GET).
 ///
 /// Safety (`@unchecked Sendable`): `answeredOnLoop` is read and written on the event-loop thread
 /// only; the lists are behind their locks.
