@@ -44,6 +44,15 @@ public protocol HTTPHandler: Sendable {
     /// The turn ended (libmicrohttpd's run returned): what the handler held for it may be
     /// finished now, on this thread, without waiting for another. The default does nothing.
     func turnEnded()
+
+    /// The event loop starts, on its thread; `wake` makes it run a turn soon (from any thread):
+    /// a handler that keeps work open past a turn's end uses it to have it finished. The
+    /// default does nothing.
+    func eventLoopStarted(wake: @escaping @Sendable () -> Void)
+
+    /// The event loop ran its last turn, on its thread: nothing may be held for a turn any more.
+    /// The default does nothing.
+    func eventLoopStopped()
 }
 
 /// Whether a request whose header fields are in may send its body (see ``HTTPHandler/admit(_:)``).
@@ -164,6 +173,10 @@ extension HTTPHandler {
     public func turnBegan() {}
 
     public func turnEnded() {}
+
+    public func eventLoopStarted(wake: @escaping @Sendable () -> Void) {}
+
+    public func eventLoopStopped() {}
 
     public func response(for rejection: HTTPRejection, head: HTTPRequestHead) -> HTTPResponse {
         var headers = HTTPHeaders()

@@ -253,6 +253,10 @@ public final class NavPrefsAPI: HTTPHandler {
 
     public func turnEnded() { store.endTurn() }
 
+    public func eventLoopStarted(wake: @escaping @Sendable () -> Void) { store.startTurns(wake: wake) }
+
+    public func eventLoopStopped() { store.stopTurns() }
+
     public func answerUndelivered(status: Int, headers: HTTPHeaders, head: HTTPRequestHead) {
         logger.warning("client aborted", [
             "request_id": .string(headers[HeaderName.xRequestID] ?? RequestID.take(from: head.headers)),

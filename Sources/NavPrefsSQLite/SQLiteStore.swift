@@ -271,6 +271,10 @@ public final class SQLiteStore: TransactionalStore, CounterCacheReading {
 
     public func endTurn() { turn.end() }
 
+    public func startTurns(wake: @escaping @Sendable () -> Void) { turn.enableHolding(wake: wake) }
+
+    public func stopTurns() { turn.disableHolding() }
+
     // MARK: The counter cache
 
     public func cachedCounter(of profile: ProfileName) -> CounterState? {

@@ -42,9 +42,18 @@ final class WALSyncer: Sendable {
     let flushes = Atomic<Int>(0)
     let writesReleased = Atomic<Int>(0)
     /// Held by the thread around each flush and its releases, and by ``holdingFlushes(_:)``.
-    private let flushing = NSLock()
+    private let flushHold = NSLock()
+    /// Whether a flush (and its releases) is under way: what commits now waits for the next one.
+    private let flushing = Atomic<Bool>(false)
+    /// Set by a turn that keeps its transaction open until the flush under way ends
+    /// (``holdForFlush()``); the thread then calls `wakeTurns` once that flush is done.
+    private let turnWaits = Atomic<Bool>(false)
+    private let wakeTurns = Mutex<(@Sendable () -> Void)?>(nil)
 
     init() {}
+
+    /// Whether a flush (and its releases) is under way.
+    var isFlushing: Bool { flushing.load(ordering: .sequentiallyConsistent) }
 
     /// Why writes are refused, once a flush failed.
     var failed: StoreError? { failure.withLock { $0 } }
@@ -69,8 +78,13 @@ final class WALSyncer: Sendable {
                 exited.signal()
             }
             while let taken = queue.take(upTo: .max) {
-                flushing.lock()
-                defer { flushing.unlock() }
+                flushing.store(true, ordering: .sequentiallyConsistent)
+                flushHold.lock()
+                defer {
+                    flushHold.unlock()
+                    flushing.store(false, ordering: .sequentiallyConsistent)
+                    if turnWaits.exchange(false, ordering: .sequentiallyConsistent), let wake = wakeTurns.withLock({ $0 }) { wake() }
+                }
                 let failed = flush(descriptor, walPath: walPath)
                 flushes.add(1, ordering: .relaxed)
                 if let failed {
@@ -105,9 +119,28 @@ final class WALSyncer: Sendable {
     /// Runs `body` while no flush starts: what commits meanwhile waits, unanswered and unpublished.
     /// For tests that look at a commit whose flush is still pending.
     func holdingFlushes<T>(_ body: () throws -> T) rethrows -> T {
-        flushing.lock()
-        defer { flushing.unlock() }
+        flushHold.lock()
+        defer { flushHold.unlock() }
         return try body()
+    }
+
+    /// How the thread whose turns may keep a transaction open across a flush is woken once
+    /// that flush is done (the event loop's waker), or `nil`: no turn does.
+    func wakeTurns(with wake: (@Sendable () -> Void)?) {
+        wakeTurns.withLock { $0 = wake }
+    }
+
+    /// For a turn that could commit now: `true` when a flush is under way (a commit now would
+    /// wait for the next one anyway), and the turn is woken when it is done (``wakeTurns(with:)``),
+    /// so it may keep its transaction open and commit then, sharing one commit with the turns
+    /// that follow meanwhile; `false` when the syncer is idle: commit now.
+    func holdForFlush() -> Bool {
+        // Announce first, then look: the thread clears `flushing` first, then looks at the
+        // announcement, so one of the two sees the other (no wake-up is lost).
+        turnWaits.store(true, ordering: .sequentiallyConsistent)
+        if flushing.load(ordering: .sequentiallyConsistent) { return true }
+        turnWaits.store(false, ordering: .sequentiallyConsistent)
+        return false
     }
 
     /// Flushes and releases what is queued, then stops the thread.

@@ -23,6 +23,9 @@ final class WriteConnection: @unchecked Sendable {
 
     init() {}
 
+    /// Whether a thread waits for the connection in ``withConnection(_:)``.
+    var isWanted: Bool { wanted.load(ordering: .relaxed) > 0 }
+
     /// Hands the opened connection over (the writer thread, once it opened it).
     func install(_ context: WriteContext) {
         lock.lock()

@@ -65,12 +65,24 @@ public protocol Store: TokenStore {
 
     /// Ends the calling thread's turn: commits the writes it ran, once, and answers them (at
     /// `synchronous=FULL`, once the flush is done). Never waits for a flush or another thread.
+    /// A store may keep the transaction open while a flush runs and commit it at a later
+    /// turn's end, if the thread called ``startTurns(wake:)``.
     func endTurn()
+
+    /// The calling thread will run turns from now on, and `wake` wakes it between them (the
+    /// event loop's waker): a store may then keep a turn's transaction open while a flush runs
+    /// and wake the thread to commit it once the flush is done.
+    func startTurns(wake: @escaping @Sendable () -> Void)
+
+    /// The calling thread runs no more turns: whatever a turn kept open commits now.
+    func stopTurns()
 }
 
 extension Store {
     public func beginTurn() {}
     public func endTurn() {}
+    public func startTurns(wake: @escaping @Sendable () -> Void) {}
+    public func stopTurns() {}
 }
 
 /// A store whose reads on the request path are bounded where they run (every

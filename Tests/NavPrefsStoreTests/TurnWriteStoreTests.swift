@@ -87,6 +87,44 @@ struct TurnWriteStoreTests {
         }
     }
 
+    @Test("at FULL, turns that end while a flush runs keep one transaction open and commit it together once the flush is done")
+    func turnsShareACommitDuringAFlush() async throws {
+        try await withSQLiteStore(durability: .full) { store, _ in
+            let answers = Answers()
+            let wakes = Atomic<Int>(0)
+            let flushesBefore = store.syncer.flushes.load(ordering: .relaxed)
+            let seen = try await onOwnThread { () -> (heldRead: Int64?, answeredWhileHeld: Int, wakes: Int) in
+                // One thread runs every turn, as the event loop does.
+                store.startTurns(wake: { wakes.add(1, ordering: .relaxed) })
+                defer { store.stopTurns() }
+                let (heldRead, answeredWhileHeld) = try store.syncer.holdingFlushes { () -> (Int64?, Int) in
+                    store.beginTurn()
+                    store.perform(Self.increment("first"), completion: answers.completion("first"))
+                    store.endTurn()  // the syncer is idle: committed now; its flush starts and waits here
+                    let deadline = ContinuousClock.now + .seconds(10)
+                    while !store.syncer.isFlushing, ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.001) }
+                    for name in ["second", "third"] {
+                        store.beginTurn()
+                        store.perform(Self.increment(name), completion: answers.completion(name))
+                        store.endTurn()  // a flush runs: kept open
+                    }
+                    return (try Self.readOnReader(store, "second"), answers.count)
+                }
+                let deadline = ContinuousClock.now + .seconds(10)
+                while wakes.load(ordering: .relaxed) == 0, ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.001) }
+                store.beginTurn()
+                store.endTurn()  // the flush is done: the held writes commit
+                return (heldRead, answeredWhileHeld, wakes.load(ordering: .relaxed))
+            }
+            #expect(seen.heldRead == 0, "the held transaction is not committed while the flush runs")
+            #expect(seen.answeredWhileHeld == 0)
+            #expect(seen.wakes >= 1, "the syncer woke the turns' thread once its flush was done")
+            try await answers.wait(for: 3)
+            #expect(answers.value("first") == 1 && answers.value("second") == 1 && answers.value("third") == 1)
+            #expect(store.syncer.flushes.load(ordering: .relaxed) == flushesBefore + 2, "two flushes: the first turn's, then the two held turns' together")
+        }
+    }
+
     @Test("at FULL, while the turn's flush is pending: nothing is answered or published, and a read shows the committed write (as Redis does)")
     func readDuringPendingFlush() async throws {
         try await withSQLiteStore(durability: .full) { store, _ in

@@ -89,6 +89,7 @@ final class EventLoop: @unchecked Sendable {
         var tokens = [UInt64](repeating: 0, count: capacity)
         var events = [UInt32](repeating: 0, count: capacity)
         var timeoutUsed: Int32 = 0
+        core.handler.eventLoopStarted(wake: { [waker] in waker.wake() })
         while true {
             if quiesceRequested.exchange(false, ordering: .acquiringAndReleasing) {
                 listenSocket.store(MHD_quiesce_daemon(daemon), ordering: .releasing)
@@ -145,6 +146,7 @@ final class EventLoop: @unchecked Sendable {
                 }
             }
         }
+        core.handler.eventLoopStopped()
         exited.signal()
     }
 
