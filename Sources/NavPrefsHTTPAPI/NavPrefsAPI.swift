@@ -49,7 +49,7 @@ public final class NavPrefsAPI: HTTPHandler {
 
     let router: Router
     /// Told of the event loop's turns, so that it commits the writes of one turn once.
-    let store: any Store
+    let turns: (any TurnWriting)?
     let logger: Logger
     let cors: CORSPolicy
     let policy: RequestPolicy
@@ -75,9 +75,12 @@ public final class NavPrefsAPI: HTTPHandler {
     /// which the service starts and stops).
     /// - Parameter counterCache: answers counter reads from memory, when the store keeps one
     ///   (SQLite); `nil` reads every counter from the store.
-    public init(store: any Store, counterCache: (any CounterCacheReading)? = nil, logger: Logger, options: Options = Options()) {
+    /// - Parameter turns: runs light writes on the event loop in its turns, when the store can
+    ///   (SQLite); `nil` hands every write to the store's own threads.
+    public init(store: any Store, counterCache: (any CounterCacheReading)? = nil, turns: (any TurnWriting)? = nil, logger: Logger,
+                options: Options = Options()) {
         self.logger = logger
-        self.store = store
+        self.turns = turns
         cors = options.cors
         policy = options.policy
         largeWork = LargeWorkLane(threads: options.largeWorkThreads)
@@ -248,14 +251,14 @@ public final class NavPrefsAPI: HTTPHandler {
     /// An answer that was logged with its status and then never reached the client (its
     /// connection failed or closed first): logged once more, so the log says so.
     /// A turn of the event loop: the store may run the turn's light writes at once and commit
-    /// them together when it ends (SQLite, ``Store/beginTurn()``).
-    public func turnBegan() { store.beginTurn() }
+    /// them together when it ends (SQLite, ``TurnWriting``).
+    public func turnBegan() { turns?.beginTurn() }
 
-    public func turnEnded() { store.endTurn() }
+    public func turnEnded() { turns?.endTurn() }
 
-    public func eventLoopStarted(wake: @escaping @Sendable () -> Void) { store.startTurns(wake: wake) }
+    public func eventLoopStarted(wake: @escaping @Sendable () -> Void) { turns?.startTurns(wake: wake) }
 
-    public func eventLoopStopped() { store.stopTurns() }
+    public func eventLoopStopped() { turns?.stopTurns() }
 
     public func answerUndelivered(status: Int, headers: HTTPHeaders, head: HTTPRequestHead) {
         logger.warning("client aborted", [

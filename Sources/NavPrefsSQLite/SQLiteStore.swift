@@ -14,7 +14,7 @@ import Synchronization
 /// operation is the store algorithm of ``TransactionalStore``; this type holds only what is
 /// SQLite's: its threads and connections, its schema, its pruning, and the counter cache (which
 /// is right only for a store that sees every write).
-public final class SQLiteStore: TransactionalStore, CounterCacheReading {
+public final class SQLiteStore: TransactionalStore, CounterCacheReading, TurnWriting {
     public struct Options: Sendable, Equatable {
         public var path: String
         public var durability: Durability

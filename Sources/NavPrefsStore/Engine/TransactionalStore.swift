@@ -42,7 +42,7 @@ public protocol TransactionalStore: LoopReading {
 
     /// ``write(changing:weight:_:completion:)`` for a write whose work is bounded whatever the
     /// profile holds (`bounded`, ``StoreWrite/runsBounded(under:)``): a store may run it on
-    /// the calling thread, in the turn that thread opened (``Store/beginTurn()``), and answer
+    /// the calling thread, in the turn that thread opened (``TurnWriting/beginTurn()``), and answer
     /// it once that turn's commit is durable (SQLite); the others need not care.
     func write<Value: Sendable>(changing profile: ProfileName?, weight: Int, bounded: Bool,
                                 _ body: @escaping @Sendable (any StoreTransaction) throws -> WriteOutcome<Value>,
