@@ -130,8 +130,13 @@ final class OneShot<Value: Sendable>: Sendable {
 
     /// After a wake-up: the value, once.
     func take() -> Value? {
+        take(if: { _ in true })
+    }
+
+    /// The value, once, if it came and `accepts` it; otherwise it stays for ``take()``.
+    func take(if accepts: (Value) -> Bool) -> Value? {
         state.withLock { state in
-            guard case .ready(let value) = state else { return nil }
+            guard case .ready(let value) = state, accepts(value) else { return nil }
             state = .taken
             return value
         }

@@ -21,8 +21,6 @@ final class RequestContext: @unchecked Sendable {
     var reservedBodyBytes = 0
     /// The responder of the handler, or of a later admission, while one is out.
     var response: OneShot<HTTPResponse>?
-    /// A later answer taken from `response` that starts in the next handler call (a stream).
-    var readyAnswer: HTTPResponse?
     var admission: OneShot<HTTPAdmission>?
     /// The answer went out on the raw socket (a 408, or a refusal libmicrohttpd made itself):
     /// drop the connection on MHD's next call for it.

@@ -171,8 +171,7 @@ final class ServerCore: @unchecked Sendable {
         case .handling:
             return .YES  // cannot happen: handle runs within one call
         case .waiting:
-            guard let response = context.readyAnswer ?? context.response?.take() else { return .YES }
-            context.readyAnswer = nil
+            guard let response = context.response?.take() else { return .YES }
             context.response = nil
             _ = registry.withLock { $0.waiting.removeValue(forKey: ObjectIdentifier(context)) }
             return answer(context, with: response)
@@ -404,7 +403,7 @@ final class ServerCore: @unchecked Sendable {
         slot.pointee = nil
         let context = Unmanaged<RequestContext>.fromOpaque(stored).takeRetainedValue()
         // A client that went away while an answer was being made: it has nowhere to go.
-        let lost: AnswerNote? = if let unsent = context.readyAnswer ?? context.response?.take() {
+        let lost: AnswerNote? = if let unsent = context.response?.take() {
             AnswerNote(unsent)  // made, never handed to libmicrohttpd
         } else if let answer = context.answer, !completedOK, !context.answerDelivered {
             answer  // handed to it, and not sent whole

@@ -70,18 +70,14 @@ extension ServerCore {
                 answerOnSocket(response, context: context, socket: peer.socket)
                 continue
             }
-            if context.phases.phase == .waiting, let response = context.response?.take() {
-                // Queued on the connection while it is still suspended (libmicrohttpd 0.9.75
-                // takes a response there; it then sends it once resumed, without calling the
-                // handler again): no second call of the access handler per deferred answer. A
-                // stream starts in that call as before.
+            // Queued on the connection while it is still suspended (libmicrohttpd 0.9.75 takes a
+            // response there; it then sends it once resumed, without calling the handler again):
+            // no second call of the access handler per deferred answer. A stream starts in that
+            // call as before.
+            if context.phases.phase == .waiting, let response = context.response?.take(if: { !$0.body.isStream }) {
                 context.response = nil
-                if case .stream = response.body {
-                    context.readyAnswer = response
-                } else {
-                    queued.append(ObjectIdentifier(context))
-                    if answer(context, with: response) == .NO { context.cutOff = true }
-                }
+                queued.append(ObjectIdentifier(context))
+                if answer(context, with: response) == .NO { context.cutOff = true }
             }
             context.connection.resumeOnLoop()
         }
