@@ -169,6 +169,25 @@ enum SQLiteSchema {
             ALTER TABLE idempotency_keys ADD COLUMN token_seq INTEGER NOT NULL DEFAULT 0;  -- and in its token (0: none)
             \(SharedMigrations.numberIdempotencyKeys)
             """),
+        (11, "who changed what: each value's and the defaults' last change, and each event's history", """
+            -- When a stored value (or its removal) was written, and by whom: the author's JSON
+            -- (token id, label, device). NULL for what was written before this version.
+            ALTER TABLE preferences ADD COLUMN changed_at INTEGER;
+            ALTER TABLE preferences ADD COLUMN author TEXT;
+            ALTER TABLE profiles ADD COLUMN defaults_changed_at INTEGER;
+            ALTER TABLE profiles ADD COLUMN defaults_author TEXT;
+            -- The history an entry belongs to: a preference's key, numIndex for the counter,
+            -- sliderValuekey for the font settings; NULL for the defaults and navigation. A key's
+            -- history is then one range of this index, newest first.
+            ALTER TABLE events ADD COLUMN subject TEXT;
+            UPDATE events SET subject = CASE type
+                WHEN 'counter' THEN 'numIndex'
+                WHEN 'refresh' THEN 'sliderValuekey'
+                WHEN 'preference' THEN CASE WHEN json_valid(data) THEN
+                    CASE WHEN json_type(data, '$.key') = 'text' THEN json_extract(data, '$.key') END END
+                END;
+            CREATE INDEX events_by_subject ON events (profile, subject, id) WHERE subject IS NOT NULL;
+            """),
     ]
 
     static var latestVersion: Int { migrations.last?.version ?? 0 }

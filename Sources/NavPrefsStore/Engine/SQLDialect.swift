@@ -44,7 +44,7 @@ extension StoreStatement {
         switch self {
         case .readSlots:
             """
-            SELECT s.value, s.version, d.value, p.defaults_version
+            SELECT s.value, s.version, d.value, p.defaults_version, s.changed_at, s.author, p.defaults_changed_at, p.defaults_author
             FROM profiles p
             CROSS JOIN \(dialect.list(2, alias: "k", of: .text))
             LEFT JOIN preferences s ON s.profile = p.name AND s.key = k.value
@@ -53,9 +53,9 @@ extension StoreStatement {
             ORDER BY k.key
             """
         case .profileVersions:
-            "SELECT defaults_version, preferences_version FROM profiles WHERE name = $1"
+            "SELECT defaults_version, preferences_version, defaults_changed_at, defaults_author FROM profiles WHERE name = $1"
         case .profileVersionsForUpdate:
-            "SELECT defaults_version, preferences_version FROM profiles WHERE name = $1" + dialect.forUpdate
+            "SELECT defaults_version, preferences_version, defaults_changed_at, defaults_author FROM profiles WHERE name = $1" + dialect.forUpdate
         case .storedPreferences:
             "SELECT key, value, version FROM preferences WHERE profile = $1 AND value IS NOT NULL"
         case .countStoredPreferences:
@@ -63,15 +63,16 @@ extension StoreStatement {
         case .upsertPreferences:
             // `WHERE true` keeps SQLite from reading ON CONFLICT as part of the join.
             """
-            INSERT INTO preferences (profile, key, value, version)
-            SELECT CAST($1 AS TEXT), k.value, v.value, CAST($4 AS BIGINT)
+            INSERT INTO preferences (profile, key, value, version, changed_at, author)
+            SELECT CAST($1 AS TEXT), k.value, v.value, CAST($4 AS BIGINT), \(dialect.now), CAST($5 AS TEXT)
             FROM \(dialect.list(2, alias: "k", of: .text)) JOIN \(dialect.list(3, alias: "v", of: .text)) ON v.key = k.key
             WHERE true
-            ON CONFLICT (profile, key) DO UPDATE SET value = excluded.value, version = excluded.version
+            ON CONFLICT (profile, key) DO UPDATE SET value = excluded.value, version = excluded.version,
+                changed_at = excluded.changed_at, author = excluded.author
             """
         case .tombstonePreferences:
             """
-            UPDATE preferences SET value = NULL, version = $3
+            UPDATE preferences SET value = NULL, version = $3, changed_at = \(dialect.now), author = CAST($4 AS TEXT)
             WHERE profile = $1 AND key IN (SELECT k.value FROM \(dialect.list(2, alias: "k", of: .text)))
             """
         case .pruneTombstones:
@@ -92,7 +93,7 @@ extension StoreStatement {
             FROM \(dialect.list(2, alias: "k", of: .text)) JOIN \(dialect.list(3, alias: "v", of: .text)) ON v.key = k.key
             """
         case .setDefaultsVersion:
-            "UPDATE profiles SET defaults_version = $2 WHERE name = $1"
+            "UPDATE profiles SET defaults_version = $2, defaults_changed_at = \(dialect.now), defaults_author = CAST($3 AS TEXT) WHERE name = $1"
         case .applyCounter:
             dialect.applyCounter
         case .appendEvent:
@@ -163,6 +164,18 @@ extension StoreStatement {
                                                                   ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS start
                   FROM events) AS o
             WHERE events.profile = o.profile AND events.id = o.id
+            """
+        case .historyBefore:
+            // Through the index on (profile, subject, id): a page reads its own entries and no
+            // other. The sizes come first (they precede `data` in each row); an entry past the
+            // page's bytes answers no data, so no large event beyond the bound is read whole.
+            """
+            SELECT k.id, e.type, CASE WHEN k.newer = 0 OR k.newer + k.log_size <= $5 THEN e.data END, e.created_at
+            FROM (SELECT id, log_size,
+                         coalesce(sum(log_size) OVER (ORDER BY id DESC ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS newer
+                  FROM events WHERE profile = $1 AND subject = $2 AND id < $3 ORDER BY id DESC LIMIT $4) AS k
+            JOIN events e ON e.profile = $1 AND e.id = k.id
+            ORDER BY k.id DESC
             """
         case .insertToken:
             "INSERT INTO tokens (id, hash, profile, label, created_at) VALUES ($1, $2, $3, $4, $5)"
@@ -273,7 +286,7 @@ extension StoreStatement {
             return "(SELECT COALESCE(SUM(\(lengths)), 0) FROM \(table) WHERE \(table).profile = \(profile))"
         }
         return [
-            sum("preferences", ["key", "value"]),
+            sum("preferences", ["key", "value", "author"]),
             sum("registered_defaults", ["key", "value"]),
             sum("sessions", ["id", "state"]),
             sum("idempotency_keys", ["key", "fingerprint", "headers", "body"]),
