@@ -127,15 +127,19 @@ struct AuthorStoreTests {
         }
     }
 
-    @Test("the quota counts an author's bytes beside the value", arguments: StoreKind.testCases)
+    @Test("the quota counts an author's bytes beside the value, the event log in its event", arguments: StoreKind.testCases)
     func quotaCountsAuthors(kind: StoreKind) async throws {
         try await withStore(kind) { store, _ in
             let short = ChangeAuthor(token: nil, label: nil, device: nil)
             let long = ChangeAuthor(token: nil, label: nil, device: String(repeating: "d", count: 64))
             _ = try await store.perform(try .setPreference(.integer(1), for: try PreferenceKey("k"), of: profile("a"), if: nil).by(short))
             _ = try await store.perform(try .setPreference(.integer(1), for: try PreferenceKey("k"), of: profile("b"), if: nil).by(long))
-            let usage = Dictionary(uniqueKeysWithValues: try await store.largestProfiles(limit: 10, maxBytes: 1 << 20).map { ($0.profile.rawValue, $0.bytes) })
-            #expect(try #require(usage["b"]) - #require(usage["a"]) == long.json.jsonText.utf8.count - short.json.jsonText.utf8.count)
+            let storage = Dictionary(uniqueKeysWithValues: try await store.largestProfiles(limit: 10).map { ($0.profile.rawValue, $0) })
+            let (a, b) = (try #require(storage["a"]), try #require(storage["b"]))
+            let longer = long.json.jsonText.utf8.count - short.json.jsonText.utf8.count
+            // Beside the value (the quota's part), and in the event's data (the log's part).
+            #expect((b.bytes - b.eventLogBytes) - (a.bytes - a.eventLogBytes) == longer)
+            #expect(b.eventLogBytes - a.eventLogBytes == longer)
         }
     }
 

@@ -11,8 +11,6 @@
 public struct DeviceName: Sendable, Hashable, CustomStringConvertible {
     /// The longest name, in characters.
     public static let maxLength = 64
-    /// The request header field that carries it.
-    public static let field = "NavPrefs-Device"
 
     public let rawValue: String
 

@@ -53,7 +53,8 @@ enum EventPage {
                 Int(try number("limit", 1...Int64(maxLimit), default: Int64(defaultLimit))))
     }
 
-    static func read(_ request: APIRequest, profile: ProfileName, filter: EventFilter, store: any Store) throws(APIError) -> APIResult {
+    static func read(_ request: APIRequest, profile: ProfileName, filter: EventFilter, authors: AuthorFilter? = nil,
+                     store: any Store) throws(APIError) -> APIResult {
         let (after, limit) = try bounds(of: request.http)
         return .deferred { () async throws(StoreError) -> HTTPResponse in
             let log = try await store.eventLogBounds(of: profile)
@@ -66,7 +67,7 @@ enum EventPage {
                 return answer(profile, after: after, events: [], next: log.latest, latest: log.latest, reset: (.expired, log))
             }
             let next = events.last?.id ?? after
-            return answer(profile, after: after, events: events.filter { filter.admits($0.type) }, next: next,
+            return answer(profile, after: after, events: events.filter { filter.admits($0.type) && authors?.admits($0) ?? true }, next: next,
                           latest: max(log.latest, next), reset: nil)
         }
     }

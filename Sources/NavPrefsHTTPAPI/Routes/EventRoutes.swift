@@ -26,9 +26,15 @@ struct EventRoutes: RouteCollection {
         } catch {
             throw APIError(.invalidQuery, "\(error.description.prefix(1).uppercased())\(error.description.dropFirst()).")
         }
+        let authors = try AuthorFilter(of: request)
         // The same events as one JSON page, for clients that cannot hold a stream open.
-        if EventPage.isWanted(request.http) { return try EventPage.read(request, profile: profile, filter: filter, store: store) }
+        if EventPage.isWanted(request.http) {
+            return try EventPage.read(request, profile: profile, filter: filter, authors: authors, store: store)
+        }
         _ = try EventPage.bounds(of: request.http)
+        if authors != nil {
+            throw APIError(.invalidQuery, "'by_token' and 'by_device' filter the log's JSON pages (Accept: application/json); a stream filters by 'types' only.")
+        }
         // HEAD: the stream's headers, and no stream (nothing registered, nothing replayed).
         if request.http.method == "HEAD" { return .immediate(HTTPResponse(status: 200, headers: Self.streamHeaders, body: .stream { _ in })) }
         // A field value's surrounding spaces and tabs are not part of it (RFC 9110 §5.5): `3 ` is 3.

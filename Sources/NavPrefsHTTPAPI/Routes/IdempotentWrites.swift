@@ -17,8 +17,11 @@ import NavPrefsStore
 enum IdempotentWrites {
     /// Runs `write` for `request`, answering with `answer` of its value.
     /// - Throws: 400 `invalid-idempotency-key` for a key that is empty, too long or not printable ASCII.
+    /// The write is made by the request's author (``APIRequest/author``), recorded in its own
+    /// transaction with what it changes.
     static func run<Value: Sendable>(_ request: APIRequest, profile: ProfileName, store: any Store, _ write: StoreWrite<Value>,
                                      answer: @escaping @Sendable (Value) -> HTTPResponse) throws(APIError) -> APIResult {
+        let write = write.by(request.author)
         guard let key = try key(of: request.http) else {
             return .pending { reply in store.perform(write) { reply($0.map(answer)) } }
         }
