@@ -65,7 +65,7 @@ enum KeyHistory {
 
     /// One change: its event id, type and time, its author, then what its event logged of it
     /// (the value, or the view's state), without what the page already says (the profile, the
-    /// key) or repeats (the version, which is the event id).
+    /// key) or repeats (the version, which is the event id; a refresh's constant name).
     static func change(_ event: LoggedEvent) -> String {
         var item = JSONObjectBuilder()
         item.add("eventId", event.id)
@@ -79,7 +79,7 @@ enum KeyHistory {
             return item.json
         }
         item.add("author", data["author"] ?? .null)
-        for member in data where !["profile", "key", "version", "author"].contains(member.key) {
+        for member in data where !["profile", "key", "version", "author", "name"].contains(member.key) {
             item.add(member.key, member.value)
         }
         return item.json
