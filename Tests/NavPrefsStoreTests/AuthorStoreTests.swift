@@ -152,10 +152,10 @@ struct AuthorStoreTests {
         let rows = """
             INSERT INTO profiles (name, created_at, last_event_id, preferences_version) VALUES ('old', 0, 3, 3);
             INSERT INTO preferences (profile, key, value, version) VALUES ('old', 'theme', '"dark"', 2);
-            INSERT INTO events (profile, id, type, data, created_at) VALUES
-                ('old', 1, 'preference', '{"profile":"old","key":"theme","value":"light","version":1}', 10),
-                ('old', 2, 'preference', '{"profile":"old","key":"theme","value":"dark","version":2}', 20),
-                ('old', 3, 'refresh', '{"profile":"old","name":"doRefreshNotification","keys":[],"version":3}', 30);
+            INSERT INTO events (profile, id, type, data, created_at, log_offset, log_size) VALUES
+                ('old', 1, 'preference', '{"profile":"old","key":"theme","value":"light","version":1}', 10, 0, 59),
+                ('old', 2, 'preference', '{"profile":"old","key":"theme","value":"dark","version":2}', 20, 59, 58),
+                ('old', 3, 'refresh', '{"profile":"old","name":"doRefreshNotification","keys":[],"version":3}', 30, 117, 70);
             """
         switch kind {
         case .sqlite:
