@@ -37,16 +37,7 @@ enum KeyHistory {
 
     /// `before` (an event id, 1 or more; default: from the newest) and `limit` (1 to 1000, default 100).
     static func paging(of request: HTTPRequest) throws(APIError) -> (before: Int64?, limit: Int) {
-        func number(_ name: String, _ range: ClosedRange<Int64>) throws(APIError) -> Int64? {
-            guard let text = request.queryValue(name) else { return nil }
-            guard text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }), let number = Int64(text),
-                  range.contains(number)
-            else {
-                throw APIError(.invalidQuery, "'\(name)' must be a whole number from \(range.lowerBound) to \(range.upperBound), not '\(text.prefix(40))'.")
-            }
-            return number
-        }
-        return (try number("before", 1...Int64.max), Int(try number("limit", 1...Int64(maxLimit)) ?? Int64(defaultLimit)))
+        (try request.wholeNumber("before", in: 1...Int64.max), Int(try request.wholeNumber("limit", in: 1...Int64(maxLimit)) ?? Int64(defaultLimit)))
     }
 
     private static func answer(_ page: HistoryPage, profile: ProfileName, key: PreferenceKey?) -> HTTPResponse {
