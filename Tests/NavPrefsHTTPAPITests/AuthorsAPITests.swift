@@ -201,7 +201,7 @@ struct AuthorsAPITests {
         }
     }
 
-    @Test("admins filter a profile's events by token and by device; a profile token may not; a stream may not")
+    @Test("admins filter a profile's events by token and by device; a profile token may not")
     func adminFilters() async throws {
         try await withApp { app in
             let devices = try await Self.devices(app)
@@ -222,9 +222,28 @@ struct AuthorsAPITests {
                                                 headers: [("Authorization", "Bearer " + devices.phone.token)] + json)
             #expect(refused.status == 403)
             #expect(try refused.problemType() == problem("forbidden"))
-            let stream = try await app.request("GET", "/v1/profiles/ana/events?by_device=tablet",
-                                               headers: [("Authorization", "Bearer " + devices.admin.token)])
-            #expect(stream.status == 400)
+        }
+    }
+
+    @Test("an admin's stream filtered by device replays and follows that device's changes only",
+          .overSockets("the event stream is read over TCP (SSEClient)"))
+    func adminStreamFilter() async throws {
+        try await withApp { app in
+            let devices = try await Self.devices(app)
+            _ = try await app.request("POST", "/v1/profiles/ana/counter/increment", headers: devices.headers(devices.phone, "phone"))
+            _ = try await app.request("POST", "/v1/profiles/ana/counter/increment", headers: devices.headers(devices.tablet, "tablet"))
+            let stream = try await SSEClient.open(port: app.port, path: "/v1/profiles/ana/events?last_event_id=0&by_device=tablet",
+                                                  headers: [("Authorization", "Bearer " + devices.admin.token)])
+            let replayed = try await stream.messages { $0.id == "2" }
+            #expect(replayed.filter { $0.event != nil }.map(\.id) == ["2"])
+            _ = try await app.request("POST", "/v1/profiles/ana/counter/increment", headers: devices.headers(devices.phone, "phone"))
+            _ = try await app.request("POST", "/v1/profiles/ana/counter/increment", headers: devices.headers(devices.tablet, "tablet"))
+            let live = try await stream.messages { $0.event == "counter" }
+            #expect(live.filter { $0.event != nil }.map(\.id) == ["4"])
+            #expect(Self.author(try live.last?.json())?["device"] == "tablet")
+            let foreign = try await app.request("GET", "/v1/profiles/ana/events?by_device=tablet",
+                                                headers: [("Authorization", "Bearer " + devices.phone.token)])
+            #expect(foreign.status == 403)
         }
     }
 }

@@ -2,13 +2,13 @@ import MicroHTTPServer
 import NavPrefsCore
 import NavPrefsJSON
 
-/// An admin's question "what did this token, or this device, change here?": the log's JSON pages
-/// of a profile keep only the events whose author has the token id (`?by_token=`, a token id or
-/// `open`) and the device name (`?by_device=`) asked for. As with `types`, a page reads `limit`
-/// events of the log and shows those that match, and `lastEventId` moves past them all, so a
-/// client pages through the log whatever matches. Events logged before authors were recorded
-/// match neither.
-struct AuthorFilter: Equatable {
+/// An admin's question "what did this token, or this device, change here?": a profile's events,
+/// on the stream and in the log's JSON pages, kept to those whose author has the token id
+/// (`?by_token=`, a token id or `open`) and the device name (`?by_device=`) asked for. As with
+/// `types`, a page reads `limit` events of the log and shows those that match, and `lastEventId`
+/// moves past them all (a stream's position too), so a client pages through the log whatever
+/// matches. Events logged before authors were recorded match neither.
+struct AuthorFilter: Sendable, Equatable {
     let token: String?
     let device: String?
 
