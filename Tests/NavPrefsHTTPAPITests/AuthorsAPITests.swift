@@ -222,6 +222,12 @@ struct AuthorsAPITests {
                                                 headers: [("Authorization", "Bearer " + devices.phone.token)] + json)
             #expect(refused.status == 403)
             #expect(try refused.problemType() == problem("forbidden"))
+            for query in ["by_token=npt_secret", "by_token=", "by_device=", "by_device=" + String(repeating: "x", count: 65), "by_device=a%0Ab"] {
+                let bad = try await app.request("GET", "/v1/profiles/ana/events?" + query,
+                                                headers: [("Authorization", "Bearer " + devices.admin.token)] + json)
+                #expect(bad.status == 400, "\(query)")
+                #expect(try bad.problemType() == problem("invalid-query"))
+            }
         }
     }
 

@@ -15,15 +15,23 @@ struct AuthorFilter: Sendable, Equatable {
     /// The filter the request asks for, `nil` when it asks for none.
     /// - Throws: 403 for a caller who is not an admin (a profile token sees its profile's events
     ///   with their authors, but filtering by author is the admins' view of who changed what),
-    ///   400 for an empty value.
+    ///   400 for a value no author can have: a token that is no token id (12 lowercase hex
+    ///   digits) nor `open`, a device that is no device name (``DeviceName``).
     init?(of request: APIRequest) throws(APIError) {
         let token = request.http.queryValue("by_token"), device = request.http.queryValue("by_device")
         guard token != nil || device != nil else { return nil }
         guard request.caller.seesEveryProfile else {
             throw APIError(.forbidden, "Filtering a profile's events by author ('by_token', 'by_device') needs an admin token.")
         }
-        guard token?.isEmpty != true, device?.isEmpty != true else {
-            throw APIError(.invalidQuery, "'by_token' names a token id (or 'open') and 'by_device' a device name; neither is empty.")
+        if let token, token != ChangeAuthor.openToken, !AccessToken.isWellFormedID(Substring(token)) {
+            throw APIError(.invalidQuery, "'by_token' names a token id (12 lowercase hex digits) or 'open', not '\(token.prefix(40))'.")
+        }
+        if let device {
+            do {
+                _ = try DeviceName(device)
+            } catch {
+                throw APIError(.invalidQuery, "'by_device' names a device: \(error).")
+            }
         }
         self.token = token
         self.device = device
