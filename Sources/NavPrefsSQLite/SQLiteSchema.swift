@@ -205,7 +205,9 @@ enum SQLiteSchema {
             DROP TABLE events;
             ALTER TABLE events_v11 RENAME TO events;
             CREATE INDEX events_by_time ON events (created_at);
-            CREATE INDEX events_by_subject ON events (profile, subject, id) WHERE subject IS NOT NULL;
+            -- Not the counter's events: its history reads the log by id (an entry here would cost
+            -- every increment a page more in the write-ahead log).
+            CREATE INDEX events_by_subject ON events (profile, subject, id) WHERE subject IS NOT NULL AND type <> 'counter';
             """),
     ]
 
@@ -231,6 +233,12 @@ enum SQLiteSchema {
         case .success(let found):
             (application, version, tables) = found
         case .failure(let error):
+            // A damaged page of the schema itself (a schema past its first page is read through
+            // others): SQLite's own check says what it finds, as for any other damaged page.
+            if error.primaryCode == SQLITE_CORRUPT, let damage = integrityDamage(connection) {
+                return StoreProbe(isNavPrefs: true, schemaVersion: 0, latestSchemaVersion: latestVersion, unfinishedImport: nil,
+                                  claimedByAnotherProcess: false, damage: damage)
+            }
             guard error.primaryCode == SQLITE_NOTADB else { throw error }
             return StoreProbe(isNavPrefs: false, schemaVersion: 0, latestSchemaVersion: latestVersion, unfinishedImport: nil,
                               claimedByAnotherProcess: false)

@@ -166,17 +166,15 @@ extension StoreStatement {
             WHERE events.profile = o.profile AND events.id = o.id
             """
         case .historyBefore:
-            // Through the index on (profile, subject, id): a page reads its own entries and no
-            // other. The sizes come first (they precede `data` in each row); an entry past the
-            // page's bytes answers no data, so no large event beyond the bound is read whole.
-            """
-            SELECT k.id, e.type, CASE WHEN k.newer = 0 OR k.newer + k.log_size <= $5 THEN e.data END, e.created_at
-            FROM (SELECT id, log_size,
-                         coalesce(sum(log_size) OVER (ORDER BY id DESC ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS newer
-                  FROM events WHERE profile = $1 AND subject = $2 AND id < $3 ORDER BY id DESC LIMIT $4) AS k
-            JOIN events e ON e.profile = $1 AND e.id = k.id
-            ORDER BY k.id DESC
-            """
+            // Through the index on (profile, subject, id), which leaves the counter's events out
+            // (`type <> 'counter'` names the index's condition): a page reads its own entries.
+            historyPage(of: "subject = $2 AND type <> 'counter'")
+        case .counterHistoryBefore:
+            // The counter's events, through the primary key: an index entry for them would cost
+            // every increment a page more in the write-ahead log (measured: 4.4 pages a commit
+            // without it, 5.4 with it), and a profile's log holds mostly counter events where
+            // the counter is busy. `$2` is unused, so that both forms take the same parameters.
+            historyPage(of: "type = 'counter' AND CAST($2 AS TEXT) IS NOT NULL")
         case .insertToken:
             "INSERT INTO tokens (id, hash, profile, label, created_at) VALUES ($1, $2, $3, $4, $5)"
         case .listTokens:
@@ -268,6 +266,20 @@ extension StoreStatement {
 }
 
 extension StoreStatement {
+    /// A page of one history (``historyBefore``'s parameters), of the events `condition`
+    /// chooses. The sizes come first (they precede `data` in each row); an entry past the page's
+    /// bytes answers no data, so no large event beyond the bound is read whole.
+    fileprivate func historyPage(of condition: String) -> String {
+        """
+        SELECT k.id, e.type, CASE WHEN k.newer = 0 OR k.newer + k.log_size <= $5 THEN e.data END, e.created_at
+        FROM (SELECT id, log_size,
+                     coalesce(sum(log_size) OVER (ORDER BY id DESC ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS newer
+              FROM events WHERE profile = $1 AND \(condition) AND id < $3 ORDER BY id DESC LIMIT $4) AS k
+        JOIN events e ON e.profile = $1 AND e.id = k.id
+        ORDER BY k.id DESC
+        """
+    }
+
     /// The bytes of a profile's event log, as SQL: from the start of its oldest event to the
     /// end of its newest (two lookups by primary key; 0 without events).
     fileprivate func eventLogBytes(profile: String) -> String {

@@ -99,8 +99,11 @@ public enum StoreStatement: Sendable, Hashable, CaseIterable {
     case renumberEventLog
     /// (profile, subject, before, limit, bytes) → id, type, data, created_at of the entries of
     /// that history older than `before`, newest first, at most `limit`; data is NULL for those
-    /// past `bytes` of data (the first whatever its size).
+    /// past `bytes` of data (the first whatever its size). Not the counter's: see below.
     case historyBefore
+    /// The same for the counter's history (`subject` unused): its events are not in the
+    /// subject's index.
+    case counterHistoryBefore
 
     // MARK: Access tokens and secrets
 

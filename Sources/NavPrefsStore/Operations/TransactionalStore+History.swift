@@ -29,7 +29,8 @@ extension StoreRead where Value == HistoryPage {
             let limit = max(1, limit)
             // One more than asked: whether an older page exists, without a second read. Entries
             // past the bytes come without their data.
-            let rows = try transaction.rows(.historyBefore, .text(profile.rawValue), .text(subject), .integer(before ?? .max),
+            let rows = try transaction.rows(subject == HistorySubject.counter ? .counterHistoryBefore : .historyBefore,
+                                            .text(profile.rawValue), .text(subject), .integer(before ?? .max),
                                             .integer(Int64(limit) + 1), .integer(Int64(maxBytes)))
             let kept = try rows.prefix(limit).prefix { !$0.isNull(2) }.map { row in try Steps.loggedEvent(row, of: profile) }
             let next = rows.count > kept.count ? kept.last?.id : nil
