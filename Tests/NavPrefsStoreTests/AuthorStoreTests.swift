@@ -5,6 +5,7 @@ import NavPrefsJSON
 @testable import NavPrefsPostgres
 @testable import NavPrefsSQLite
 @testable import NavPrefsStore
+import StoreTestSupport
 import Testing
 
 /// Who changed what, in the store (issue 36): a write made `by` an author records it in its own
@@ -69,19 +70,19 @@ struct AuthorStoreTests {
         try await withStore(kind) { store, _ in
             try await Self.populate(store)
             let ana = profile("ana")
-            let theme = try await store.history(of: "theme", of: ana, before: nil, limit: 10, maxBytes: 1 << 20)
+            let theme = try await store.history(of: "theme", of: ana, before: nil, limit: 10)
             #expect(theme.events.map(\.id) == [5, 3, 2])
             #expect(try theme.events.map { try Self.author($0) } == [Self.tablet, Self.tablet, Self.phone])
             #expect(theme.next == nil && theme.log == EventLogBounds(earliest: 1, latest: 7))
-            let first = try await store.history(of: "theme", of: ana, before: nil, limit: 2, maxBytes: 1 << 20)
+            let first = try await store.history(of: "theme", of: ana, before: nil, limit: 2)
             #expect(first.events.map(\.id) == [5, 3] && first.next == 3)
-            let rest = try await store.history(of: "theme", of: ana, before: 3, limit: 2, maxBytes: 1 << 20)
+            let rest = try await store.history(of: "theme", of: ana, before: 3, limit: 2)
             #expect(rest.events.map(\.id) == [2] && rest.next == nil)
-            #expect(try await store.history(of: HistorySubject.counter, of: ana, before: nil, limit: 10, maxBytes: 1 << 20).events.map(\.id) == [1])
-            #expect(try await store.history(of: HistorySubject.font, of: ana, before: nil, limit: 10, maxBytes: 1 << 20).events.map(\.id) == [6])
-            #expect(try await store.history(of: "volume", of: ana, before: nil, limit: 10, maxBytes: 1 << 20).events.map(\.id) == [7])
-            #expect(try await store.history(of: "never", of: ana, before: nil, limit: 10, maxBytes: 1 << 20).events.isEmpty)
-            #expect(try await store.history(of: "theme", of: profile("nobody"), before: nil, limit: 10, maxBytes: 1 << 20)
+            #expect(try await store.history(of: HistorySubject.counter, of: ana, before: nil, limit: 10).events.map(\.id) == [1])
+            #expect(try await store.history(of: HistorySubject.font, of: ana, before: nil, limit: 10).events.map(\.id) == [6])
+            #expect(try await store.history(of: "volume", of: ana, before: nil, limit: 10).events.map(\.id) == [7])
+            #expect(try await store.history(of: "never", of: ana, before: nil, limit: 10).events.isEmpty)
+            #expect(try await store.history(of: "theme", of: profile("nobody"), before: nil, limit: 10)
                 == HistoryPage(events: [], next: nil, log: EventLogBounds(earliest: 1, latest: 0)))
         }
     }
@@ -100,8 +101,8 @@ struct AuthorStoreTests {
                 let ana = profile("ana")
                 #expect(try await target.state(of: ana) == source.state(of: ana))
                 for subject in ["theme", "volume", HistorySubject.counter, HistorySubject.font] {
-                    #expect(try await target.history(of: subject, of: ana, before: nil, limit: 10, maxBytes: 1 << 20)
-                        == source.history(of: subject, of: ana, before: nil, limit: 10, maxBytes: 1 << 20), "\(subject)")
+                    #expect(try await target.history(of: subject, of: ana, before: nil, limit: 10)
+                        == source.history(of: subject, of: ana, before: nil, limit: 10), "\(subject)")
                 }
             }
         }
@@ -119,8 +120,8 @@ struct AuthorStoreTests {
             try await withStore(kind) { target, _ in
                 try await TransferFixture.import(lines, into: target)
                 let ana = profile("ana")
-                #expect(try await target.history(of: "theme", of: ana, before: nil, limit: 10, maxBytes: 1 << 20).events.map(\.id) == [5, 3, 2])
-                #expect(try await target.history(of: HistorySubject.font, of: ana, before: nil, limit: 10, maxBytes: 1 << 20).events.map(\.id) == [6])
+                #expect(try await target.history(of: "theme", of: ana, before: nil, limit: 10).events.map(\.id) == [5, 3, 2])
+                #expect(try await target.history(of: HistorySubject.font, of: ana, before: nil, limit: 10).events.map(\.id) == [6])
                 // What format 1 did not carry reads as not known.
                 #expect(try await target.preference(try PreferenceKey("volume"), of: ana).lastChange == nil)
             }
@@ -170,8 +171,8 @@ struct AuthorStoreTests {
         }
         let store = try await onOwnThread { try database.open() }
         let old = profile("old")
-        #expect(try await store.history(of: "theme", of: old, before: nil, limit: 10, maxBytes: 1 << 20).events.map(\.id) == [2, 1])
-        #expect(try await store.history(of: HistorySubject.font, of: old, before: nil, limit: 10, maxBytes: 1 << 20).events.map(\.id) == [3])
+        #expect(try await store.history(of: "theme", of: old, before: nil, limit: 10).events.map(\.id) == [2, 1])
+        #expect(try await store.history(of: HistorySubject.font, of: old, before: nil, limit: 10).events.map(\.id) == [3])
         #expect(try await store.preference(try PreferenceKey("theme"), of: old).lastChange == nil)
         _ = try await store.perform(try .setPreference(.string("sepia"), for: try PreferenceKey("theme"), of: old, if: nil).by(Self.phone))
         #expect(try await store.preference(try PreferenceKey("theme"), of: old).lastChange?.author == Self.phone)
