@@ -49,9 +49,9 @@ enum KeyHistory {
         if let next = page.next { body.add("next", next) } else { body.addNull("next") }
         body.add("historyBegins", page.log.earliest)
         body.add("complete", page.log.earliest <= 1)
-        var response = JSONResponse.make(body, version: nil)
-        response.headers.add("Cache-Control", "no-cache")
-        return response
+        // No ETag (a page changes with every change of the profile and with its pruning): a
+        // list, which caches keep none of (`no-store`, as every answer without one).
+        return JSONResponse.make(body, version: nil)
     }
 
     /// One change: its event id, type and time, its author, then what its event logged of it
