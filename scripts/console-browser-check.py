@@ -50,7 +50,7 @@ import time
 
 import yaml
 from selenium import webdriver
-from selenium.common.exceptions import TimeoutException
+from selenium.common.exceptions import StaleElementReferenceException, TimeoutException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
@@ -102,9 +102,12 @@ def browser(directory):
 
 
 def wait_for(driver, condition, seconds=WAIT):
-    """The condition's value once truthy, or None after `seconds`."""
+    """The condition's value once truthy, or None after `seconds`. An element the page replaced
+    between the condition's lookup and its read (the console redraws a row on each event) is
+    asked about again at the next poll."""
     try:
-        return WebDriverWait(driver, seconds, poll_frequency=0.05).until(lambda d: condition(d))
+        return WebDriverWait(driver, seconds, poll_frequency=0.05,
+                             ignored_exceptions=[StaleElementReferenceException]).until(lambda d: condition(d))
     except TimeoutException:
         return None
 
@@ -237,18 +240,21 @@ def authors(checks, a, b, api, shots):
         cells = driver.find_elements(By.CSS_SELECTOR, row + " .changed-by")
         return cells[0].text if cells and '"sepia"' in driver.find_element(By.CSS_SELECTOR, row).text else None
 
-    shown = wait_for(b, lambda d: (changed_by(d) or "").startswith("changed by kitchen-ipad"), 3)
-    print(f"beside theme in the other window: {changed_by(b)!r}")
+    shown = wait_for(b, lambda d: (text := changed_by(d) or "").startswith("changed by kitchen-ipad") and text, 3)
+    print(f"beside theme in the other window: {shown!r}")
     checks["after another client changed a value, the other window shows its device beside it: changed by kitchen-ipad, just now"] = (
-        status == 200 and bool(shown) and changed_by(b) == "changed by kitchen-ipad, just now")
+        status == 200 and shown == "changed by kitchen-ipad, just now")
     checks["the console's own writes show as the web console's"] = (text_of(a, "counter-changed") or "").startswith("changed by web console")
+    # Window a too has drawn the change before its history is asked for: a redraw after the click
+    # would come between the click and the list.
+    wait_for(a, lambda d: (changed_by(d) or "").startswith("changed by kitchen-ipad"), 3)
     button = wait_for(a, lambda d: d.find_elements(By.CSS_SELECTOR, row + " .history-button"), 2)
-    items = None
+    lines = None
     if button:
         a.execute_script("arguments[0].scrollIntoView({block: 'center'})", button[0])
         button[0].click()
-        items = wait_for(a, lambda d: d.find_elements(By.CSS_SELECTOR, row + " .history-list li"), 2)
-    lines = [item.text.replace("\n", " ") for item in items or []]
+        lines = wait_for(a, lambda d: [item.text.replace("\n", " ") for item in d.find_elements(By.CSS_SELECTOR, row + " .history-list li")], 2)
+    lines = lines or []
     print(f"theme's history: {lines}")
     checks["a key's history, on demand, lists each change with its author, newest first"] = (
         len(lines) == 2 and '"sepia"' in lines[0] and "kitchen-ipad" in lines[0] and '"dark"' in lines[1] and "web console" in lines[1])
