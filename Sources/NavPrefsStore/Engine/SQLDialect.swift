@@ -69,6 +69,11 @@ extension StoreStatement {
             WHERE true
             ON CONFLICT (profile, key) DO UPDATE SET value = excluded.value, version = excluded.version
             """
+        case .upsertPreference:
+            """
+            INSERT INTO preferences (profile, key, value, version) VALUES ($1, $2, $3, $4)
+            ON CONFLICT (profile, key) DO UPDATE SET value = excluded.value, version = excluded.version
+            """
         case .tombstonePreferences:
             """
             UPDATE preferences SET value = NULL, version = $3

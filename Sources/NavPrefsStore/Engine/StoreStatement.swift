@@ -18,6 +18,9 @@ public enum StoreStatement: Sendable, Hashable, CaseIterable {
     case countStoredPreferences
     /// (profile, keys: texts, values: texts of JSON, version): stores each value under its key.
     case upsertPreferences
+    /// (profile, key, value: JSON text, version): stores one value under its key, bound as it is:
+    /// no list is encoded around a large value and taken apart again, on the store's one writer.
+    case upsertPreference
     /// (profile, keys: texts, version): removes the stored values, leaving tombstones that carry
     /// the removal's version.
     case tombstonePreferences

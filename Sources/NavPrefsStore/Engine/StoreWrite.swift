@@ -18,6 +18,17 @@ public struct StoreWrite<Value: Sendable>: Sendable {
     /// quota in their transaction (``StoreLimits/profileQuotaBytes``); the counter, the font
     /// and deletions hold a fixed size or less, and skip the check (the counter is the hot path).
     let growsStorage: Bool
+    /// What the write carries, in bytes (its request's body): a store with one writer commits
+    /// the heavy ones apart from the light ones, so that one profile's large writes do not hold
+    /// another profile's small one back (``weighing(_:)``; 0: light).
+    private(set) var weight = 0
+
+    /// This write, weighing `bytes` (what its request carried).
+    public func weighing(_ bytes: Int) -> StoreWrite {
+        var weighed = self
+        weighed.weight = bytes
+        return weighed
+    }
 
     init(of profile: ProfileName, growsStorage: Bool = true,
          _ steps: @escaping @Sendable (any StoreTransaction, StoreLimits) throws -> WriteOutcome<Value>) {
