@@ -109,6 +109,13 @@ static inline ssize_t cmhd_send_or_would_block(int fd, const void *bytes, size_t
     return (errno == EAGAIN || errno == EWOULDBLOCK) ? 0 : -1;
 }
 
+/* Fixes the socket's send buffer at `bytes` (Linux doubles it for its own bookkeeping and stops
+   growing it): what the kernel holds for a client that does not read is then bounded. */
+static inline void cmhd_limit_send_buffer(int fd, int bytes)
+{
+    (void) setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &bytes, sizeof bytes);
+}
+
 /* Values libmicrohttpd keeps for the current request (header fields, cookies, query arguments):
    one pool record each. */
 static inline int cmhd_value_count(struct MHD_Connection *connection)
@@ -168,38 +175,82 @@ static inline void cmhd_wake_fd_signal(int wake_fd)
     (void) written; /* only fails when the counter is about to overflow: the loop is awake anyway */
 }
 
-/* An epoll set watching the daemon's epoll fd and `wake_fd`, or -1. */
-static inline int cmhd_loop_epoll_create(struct MHD_Daemon *daemon, int wake_fd)
+/* The event loop's epoll set: MHD's own epoll fd, the wake-up eventfd, and sockets the server
+   watches itself (a suspended stream's hang-up, the rest of an answer it writes itself). Each
+   registration carries a token; the two below are the loop's own, the server's are smaller. */
+#define CMHD_TOKEN_DAEMON UINT64_MAX
+#define CMHD_TOKEN_WAKE (UINT64_MAX - 1)
+
+/* An empty epoll set for the loop, or -1. */
+static inline int cmhd_loop_epoll_create(void) { return epoll_create1(EPOLL_CLOEXEC); }
+
+/* Adds the daemon's epoll fd and `wake_fd` to the loop's set; 0, or -1. */
+static inline int cmhd_loop_epoll_add_daemon(int loop_fd, struct MHD_Daemon *daemon, int wake_fd)
 {
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_EPOLL_FD);
     if (info == NULL) return -1;
-    int loop_fd = epoll_create1(EPOLL_CLOEXEC);
-    if (loop_fd < 0) return -1;
-    struct epoll_event event = { .events = EPOLLIN, .data.fd = info->epoll_fd };
-    struct epoll_event wake = { .events = EPOLLIN, .data.fd = wake_fd };
+    struct epoll_event event = { .events = EPOLLIN, .data.u64 = CMHD_TOKEN_DAEMON };
+    struct epoll_event wake = { .events = EPOLLIN, .data.u64 = CMHD_TOKEN_WAKE };
     if (epoll_ctl(loop_fd, EPOLL_CTL_ADD, info->epoll_fd, &event) != 0
-        || epoll_ctl(loop_fd, EPOLL_CTL_ADD, wake_fd, &wake) != 0) {
-        close(loop_fd);
-        return -1;
-    }
-    return loop_fd;
+        || epoll_ctl(loop_fd, EPOLL_CTL_ADD, wake_fd, &wake) != 0) return -1;
+    return 0;
 }
 
-/* Waits until MHD has work, a resume signalled `wake_fd` (drained here), MHD's next timeout,
-   or `max_ms`. The caller then runs MHD once without blocking (MHD_run). */
-static inline void cmhd_loop_wait(struct MHD_Daemon *daemon, int loop_fd, int wake_fd, int max_ms)
+/* Watches `fd` under `token`: for the peer's hang-up (`writable` 0: EPOLLRDHUP, edge-triggered,
+   so one report per change; hang-ups and errors are always reported), or for room to send
+   (`writable` 1: EPOLLOUT, edge-triggered). An fd watched already gets the new interest. 0, or -1. */
+static inline int cmhd_loop_watch(int loop_fd, int fd, uint64_t token, int writable)
+{
+    struct epoll_event event = { .events = (writable ? EPOLLOUT : EPOLLRDHUP) | EPOLLET, .data.u64 = token };
+    if (epoll_ctl(loop_fd, EPOLL_CTL_ADD, fd, &event) == 0) return 0;
+    if (errno == EEXIST && epoll_ctl(loop_fd, EPOLL_CTL_MOD, fd, &event) == 0) return 0;
+    return -1;
+}
+
+/* Stops watching `fd` (closing it stops too: the kernel drops a closed socket from the set). */
+static inline void cmhd_loop_unwatch(int loop_fd, int fd) { (void) epoll_ctl(loop_fd, EPOLL_CTL_DEL, fd, NULL); }
+
+/* The epoll event bits a watch reports, for Swift. */
+static inline uint32_t cmhd_event_hang_up(void) { return EPOLLHUP | EPOLLERR; }
+static inline uint32_t cmhd_event_peer_finished(void) { return EPOLLRDHUP; }
+static inline uint32_t cmhd_event_writable(void) { return EPOLLOUT; }
+
+/* Waits until MHD has work, a resume signalled `wake_fd` (drained here), a watched socket
+   reports, MHD's next timeout, or `max_ms`. Writes the watched sockets' tokens and events into
+   `tokens` and `events` (room for `capacity`, 2 to 64) and returns how many, and the wait it
+   allowed into `timeout_used` (0: MHD has work it could not finish); the caller then runs MHD
+   once without blocking (MHD_run). Reports beyond `capacity` stay queued for the next wait. */
+static inline int cmhd_loop_wait(struct MHD_Daemon *daemon, int loop_fd, int wake_fd, int max_ms,
+                                 uint64_t *tokens, uint32_t *events, int capacity, int *timeout_used)
 {
     MHD_UNSIGNED_LONG_LONG next = 0;
     int timeout = max_ms;
     if (MHD_get_timeout(daemon, &next) == MHD_YES && next < (MHD_UNSIGNED_LONG_LONG) max_ms) timeout = (int) next;
-    struct epoll_event events[2];
-    int ready = epoll_wait(loop_fd, events, 2, timeout);
+    *timeout_used = timeout;
+    struct epoll_event ready_events[64];
+    int room = capacity < 64 ? capacity : 64; /* at least 2: the daemon and the wake-up */
+    int ready = epoll_wait(loop_fd, ready_events, room, timeout);
+    int count = 0;
     for (int i = 0; i < ready; i++) {
-        if (events[i].data.fd == wake_fd) {
-            uint64_t count;
-            ssize_t got = read(wake_fd, &count, sizeof count);
+        uint64_t token = ready_events[i].data.u64;
+        if (token == CMHD_TOKEN_WAKE) {
+            uint64_t value;
+            ssize_t got = read(wake_fd, &value, sizeof value);
             (void) got; /* EAGAIN: another wake-up already drained it */
+        } else if (token != CMHD_TOKEN_DAEMON) {
+            tokens[count] = token;
+            events[count] = ready_events[i].events;
+            count++;
         }
     }
+    return count;
+}
+
+/* Whether the peer has finished sending and nothing of it is left unread: a read would see the
+   end of the stream (recv with MSG_PEEK answers 0). Never blocks; reads nothing. */
+static inline int cmhd_peer_finished_sending(int fd)
+{
+    char byte;
+    return recv(fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
 }
 #endif

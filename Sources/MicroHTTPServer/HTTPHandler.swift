@@ -28,6 +28,12 @@ public protocol HTTPHandler: Sendable {
     /// libmicrohttpd makes itself) comes here, once per request, so this is also the one place
     /// to log it. The default answers a short plain-text body (plus `Retry-After` for 503).
     func response(for rejection: HTTPRejection, head: HTTPRequestHead) -> HTTPResponse
+
+    /// An answer the handler made (status and header fields) never reached the client whole:
+    /// the connection failed or was closed before it went out. Streams are left out (a client
+    /// leaving one is how it ends). Called once, on the event-loop thread; the default does
+    /// nothing. Where an application logs that the client aborted, after it logged the status.
+    func answerUndelivered(status: Int, headers: HTTPHeaders, head: HTTPRequestHead)
 }
 
 /// Whether a request whose header fields are in may send its body (see ``HTTPHandler/admit(_:)``).
@@ -79,8 +85,13 @@ public enum HTTPRejection: Sendable, Equatable {
     case headersTooLarge(limit: Int)
     /// Bodies being received already hold ``ServerConfiguration/maxBufferedBodyBytes``; retry later.
     case bodyBufferFull
+    /// Large answers held unsent already fill ``ServerConfiguration/maxBufferedAnswerBytes``; retry later.
+    case answerBufferFull
     /// A chunked body whose framing is broken (a chunk size that is not hex, a missing line end).
     case malformedChunkedBody
+    /// A chunk's size line (its extensions included) longer than the connection's buffer, about
+    /// `limit` bytes: it can never be read whole (RFC 9112 §7.1.1 lets a server limit them).
+    case chunkLineTooLong(limit: Int)
     /// A protocol version the server does not speak (HTTP/2 sent as HTTP/1 text, HTTP/0.9...).
     case httpVersionNotSupported
     /// An HTTP/1.1 request without `Host`, or any request with more than one (RFC 9112 §3.2).
@@ -92,13 +103,14 @@ public enum HTTPRejection: Sendable, Equatable {
     public var status: Int {
         switch self {
         case .payloadTooLarge: 413
-        case .invalidContentLength, .contentLengthWithTransferEncoding, .malformedHeaderSection, .invalidRequestTarget, .invalidHost, .malformedChunkedBody: 400
+        case .invalidContentLength, .contentLengthWithTransferEncoding, .malformedHeaderSection, .invalidRequestTarget, .invalidHost, .malformedChunkedBody,
+             .chunkLineTooLong: 400
         case .unsupportedTransferEncoding: 501
         case .httpVersionNotSupported: 505
         case .requestTimeout: 408
         case .uriTooLong, .tooManyQueryArguments: 414
         case .headersTooLarge: 431
-        case .bodyBufferFull, .shuttingDown: 503
+        case .bodyBufferFull, .answerBufferFull, .shuttingDown: 503
         }
     }
 
@@ -116,8 +128,10 @@ public enum HTTPRejection: Sendable, Equatable {
         case .tooManyQueryArguments: "too_many_query_arguments"
         case .headersTooLarge: "headers_too_large"
         case .bodyBufferFull: "body_buffer_full"
+        case .answerBufferFull: "answer_buffer_full"
         case .invalidHost: "invalid_host"
         case .malformedChunkedBody: "malformed_chunked_body"
+        case .chunkLineTooLong: "chunk_line_too_long"
         case .httpVersionNotSupported: "http_version_not_supported"
         case .shuttingDown: "shutting_down"
         }
@@ -126,7 +140,7 @@ public enum HTTPRejection: Sendable, Equatable {
     /// Seconds a client should wait before retrying, for the refusals that are about load.
     public var retryAfterSeconds: Int? {
         switch self {
-        case .bodyBufferFull, .shuttingDown: 1
+        case .bodyBufferFull, .answerBufferFull, .shuttingDown: 1
         default: nil
         }
     }
@@ -134,6 +148,8 @@ public enum HTTPRejection: Sendable, Equatable {
 
 extension HTTPHandler {
     public func admit(_ head: HTTPRequestHead) -> HTTPAdmission { .proceed() }
+
+    public func answerUndelivered(status: Int, headers: HTTPHeaders, head: HTTPRequestHead) {}
 
     public func response(for rejection: HTTPRejection, head: HTTPRequestHead) -> HTTPResponse {
         var headers = HTTPHeaders()

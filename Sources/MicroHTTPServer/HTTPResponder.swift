@@ -13,10 +13,21 @@ public struct HTTPResponder: Sendable {
     /// When the request line arrived, for the latency an application logs.
     public let receivedAt: ContinuousClock.Instant
     let tally: AnswerTally?
+    /// Where a large body is moved and counted, on this thread (``AnswerBudget``).
+    let answers: AnswerBudget?
+
+    init(shot: OneShot<HTTPResponse>, receivedAt: ContinuousClock.Instant, tally: AnswerTally?, answers: AnswerBudget? = nil) {
+        self.shot = shot
+        self.receivedAt = receivedAt
+        self.tally = tally
+        self.answers = answers
+    }
 
     /// Answers the request with `response`; `false` if it was answered already (or is gone).
     @discardableResult
     public func respond(_ response: HTTPResponse) -> Bool {
+        var response = response
+        answers?.prepare(&response)
         // Counted before the answer can reach the client, so a client that saw it sees the count.
         let offLoop = tally?.answeredOffTheLoop() ?? false
         let accepted = shot.fulfil(response)

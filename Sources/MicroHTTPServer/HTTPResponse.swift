@@ -3,6 +3,11 @@ public struct HTTPResponse: Sendable {
     public var status: Int
     public var headers: HTTPHeaders
     public var body: HTTPBody
+    /// A large body moved into memory of its own by the thread that answered (``AnswerBudget``);
+    /// `body` is then empty.
+    var prepared: PreparedBody?
+    /// Set instead of a body that did not fit ``AnswerBudget``: the server answers this refusal.
+    var refusal: HTTPRejection?
 
     public init(status: Int, headers: HTTPHeaders = HTTPHeaders(), body: HTTPBody = .bytes([])) {
         self.status = status

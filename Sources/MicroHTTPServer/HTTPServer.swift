@@ -125,6 +125,11 @@ public final class HTTPServer: Sendable {
     /// Bytes request bodies being received hold right now (reserved for declared lengths),
     /// against ``ServerConfiguration/maxBufferedBodyBytes``.
     public var bufferedBodyBytes: Int { core.bodyBudget.held.load(ordering: .relaxed) }
+    /// Large answers held until their clients read them (``AnswerBudget``).
+    public var answerBudget: AnswerBudget { core.answerBudget }
+    /// What streams hold unsent, and how often the bounds on it replaced what they held
+    /// (``StreamBudget``).
+    public var streamBudget: StreamBudget { core.streamBudget }
     /// Refusals libmicrohttpd made itself that the server could not tie to one connection, so
     /// that MHD's own HTML page went out (two clients refused at the same instant).
     public var unattributedLibraryRefusals: Int { core.unattributedLibraryRefusals.load(ordering: .relaxed) }

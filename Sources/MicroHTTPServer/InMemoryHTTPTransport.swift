@@ -118,6 +118,8 @@ public final class InMemoryHTTPTransport: Sendable {
     private let handler: any HTTPHandler
     private let limits: RequestPhases.Limits
     private let bodyBudget: BodyBudget
+    /// What streams hold unsent, as ``HTTPServer/streamBudget``.
+    public let streamBudget: StreamBudget
     /// Held while the handler runs: one request at a time meets it, as on the event loop.
     private let loop = Mutex(())
     private let streams = Mutex<[Int: ResponseStream]>([:])
@@ -130,6 +132,7 @@ public final class InMemoryHTTPTransport: Sendable {
         self.configuration = configuration
         limits = RequestPhases.Limits(configuration)
         bodyBudget = BodyBudget(limit: configuration.maxBufferedBodyBytes)
+        streamBudget = StreamBudget(limit: configuration.maxBufferedStreamBytesTotal, perStreamLimit: configuration.maxBufferedStreamBytes)
     }
 
     /// Streamed answers not yet ended.
@@ -251,7 +254,8 @@ public final class InMemoryHTTPTransport: Sendable {
         case .stream(let start):
             let id = nextStreamID.wrappingAdd(1, ordering: .relaxed).newValue
             let link = StreamLink()
-            let stream = ResponseStream(connection: link, maxBufferedBytes: configuration.maxBufferedStreamBytes, id: id)
+            let stream = ResponseStream(connection: link, maxBufferedBytes: configuration.maxBufferedStreamBytes,
+                                        budget: streamBudget, id: id)
             streams.withLock { $0[id] = stream }
             answer.stream = Stream(stream: stream, link: link, released: { [weak self] in
                 _ = self?.streams.withLock { $0.removeValue(forKey: id) }

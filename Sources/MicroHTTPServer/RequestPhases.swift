@@ -92,6 +92,9 @@ struct RequestPhases: Sendable {
     /// Whether the request announced a body (and the connection must close if it is not read).
     var announcesBody: Bool { framing != .none }
 
+    /// Bytes of the body received so far, kept or thrown away.
+    var receivedBodyBytes: Int { body.count + discardedBytes }
+
     // MARK: Header fields
 
     /// The header fields are in. `refusal` is what the transport's own checks found (target,
@@ -231,10 +234,15 @@ struct RequestPhases: Sendable {
 
     /// A deadline cut the body short: its refusal (the one found already, or 408).
     mutating func bodyDeadlinePassed() -> HTTPRejection {
-        let reason = rejection ?? .requestTimeout
-        rejection = reason
+        cutShort(.requestTimeout)
+    }
+
+    /// The body cannot be read on (`reason`): its refusal, the one found already or `reason`.
+    mutating func cutShort(_ reason: HTTPRejection) -> HTTPRejection {
+        let refusal = rejection ?? reason
+        rejection = refusal
         answered()
-        return reason
+        return refusal
     }
 
     private mutating func refuse(_ reason: HTTPRejection) -> Step {

@@ -37,8 +37,27 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var connectionMemoryBytes: Int
     /// Pending connections the kernel queues before they are accepted.
     public var listenBacklog: Int
-    /// Bytes a stream may hold unsent before its client is considered too slow and dropped.
+    /// Bytes a stream may hold unsent. A write past it gives up the stream's unsent frames for
+    /// its producer's replacement (an event stream's `reset`) and the stream goes on; a stream
+    /// still full at its next overflow, with nothing read since, is dropped as too slow
+    /// (``ResponseStream``).
     public var maxBufferedStreamBytes: Int
+    /// Bytes all streams together may hold unsent: past it, the streams holding the most give
+    /// theirs up first (``StreamBudget``).
+    public var maxBufferedStreamBytesTotal: Int = 64 << 20
+    /// The send buffer of a stream's socket (`SO_SNDBUF`; Linux reserves twice it). Without it
+    /// Linux grows the buffer of a socket whose client does not read up to `tcp_wmem`'s maximum
+    /// (4 MiB): 1,000 such streams held 650 MB of kernel memory, out of sight of the process's
+    /// resident size, and copying into them held the event loop hundreds of milliseconds. What a
+    /// stream's client has not read is then bounded by this (twice) plus
+    /// ``maxBufferedStreamBytes``; a stream reading over a long path gets at most this much per
+    /// round trip.
+    public var streamSocketBufferBytes: Int = 16 << 10
+    /// The pieces of streamed bodies one turn of the event loop sends, each at most a
+    /// connection's write buffer (a few KiB with the default ``connectionMemoryBytes``): past
+    /// them the streams wait for the next turn, so that an event to thousands of streams is sent
+    /// over many short turns and other connections are served between them (``StreamPacer``).
+    public var streamSendsPerTurn: Int = 32
     /// The longest the event loop sleeps without an event (a safety net: resumes, new data,
     /// timeouts, shutdown all wake it sooner). 250 ms: the header and body deadlines are checked
     /// at least this often, and an idle server with 10,000 streams wakes 4 times a second.
@@ -75,6 +94,13 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// length would exceed it gets 503 with `Retry-After` before its body is read; a chunked body
     /// that crosses it is discarded and answered 503.
     public var maxBufferedBodyBytes: Int = 64 << 20
+    /// Answers with a body of at least this many bytes are moved, by the thread that made them,
+    /// into memory of their own that libmicrohttpd sends without copying on the event loop, and
+    /// count against ``maxBufferedAnswerBytes`` (``AnswerBudget``).
+    public var largeAnswerBytes: Int = 256 << 10
+    /// Bytes such large answers may hold together until their clients have read them; an answer
+    /// beyond it gets 503 with `Retry-After`.
+    public var maxBufferedAnswerBytes: Int = 256 << 20
     /// The libmicrohttpd workarounds in force: all of them, always, except in the tests that
     /// show the library's own behaviour (`WorkaroundTests`).
     var workarounds: MHDWorkarounds = .all

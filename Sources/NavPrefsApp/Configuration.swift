@@ -36,10 +36,16 @@ public struct Configuration: Sendable, Equatable {
     public var headerTimeoutSeconds = 20
     public var bodyTimeoutSeconds = 60
     public var maxBufferedBodyBytes = 64 << 20
+    public var maxBufferedAnswerBytes = 256 << 20
+    public var loopBodyBytes = 16 << 10
+    public var loopReadBytes = 64 << 10
     public var sseHeartbeatSeconds = 15
     public var sseRetryMilliseconds = 2_000
     public var sseMaxSubscribers = 10_000
     public var sseMaxSubscribersPerIP = 256
+    public var sseStreamBufferBytes = 1 << 20
+    public var sseBufferTotalBytes = 64 << 20
+    public var sseSocketBufferBytes = 16 << 10
     public var eventRetentionCount = EventRetention().count
     public var eventRetentionSeconds = Int(EventRetention().age.components.seconds)
     /// Bytes of events one profile's log keeps (``StoreLimits/maxEventLogBytes``); 0: no bound.
@@ -285,6 +291,15 @@ struct Setting: Sendable {
                 1...3_600, { $0.bodyTimeoutSeconds }, { $0.bodyTimeoutSeconds = $1 }),
         integer("max-buffered-body-bytes", "MAX_BUFFERED_BODY_BYTES", "request bodies held at once by the whole server (503 beyond)",
                 1_024...(1 << 34), { $0.maxBufferedBodyBytes }, { $0.maxBufferedBodyBytes = $1 }),
+        integer("max-buffered-answer-bytes", "MAX_BUFFERED_ANSWER_BYTES",
+                "bytes large answers (256 KiB or more: a large profile's state) may hold together until their clients read them (503 beyond)",
+                1_048_576...(1 << 40), { $0.maxBufferedAnswerBytes }, { $0.maxBufferedAnswerBytes = $1 }),
+        integer("loop-body-bytes", "LOOP_BODY_BYTES",
+                "request bodies larger than this are decoded and handled on threads of their own, not the event loop that serves every connection",
+                0...(64 << 20), { $0.loopBodyBytes }, { $0.loopBodyBytes = $1 }),
+        integer("loop-read-bytes", "LOOP_READ_BYTES",
+                "bytes of values a SQLite read may take on the event loop; a larger read (and the rendering of its answer) moves to a reader thread",
+                0...(64 << 20), { $0.loopReadBytes }, { $0.loopReadBytes = $1 }),
         Setting(flag: "cors-origins", environment: "CORS_ORIGINS", placeholder: "LIST",
                 help: "web origins allowed to call the API from a browser, comma-separated, or * for any",
                 apply: { value, configuration, _ throws(ConfigurationError) in configuration.corsOrigins = CORSPolicy(parsing: value) },
@@ -297,6 +312,15 @@ struct Setting: Sendable {
                 { $0.sseMaxSubscribers }, { $0.sseMaxSubscribers = $1 }),
         integer("sse-max-subscribers-per-ip", "SSE_MAX_SUBSCRIBERS_PER_IP", "event streams per access token, or per client address while no token is needed (429 beyond)",
                 1...1_000_000, { $0.sseMaxSubscribersPerIP }, { $0.sseMaxSubscribersPerIP = $1 }),
+        integer("sse-stream-buffer-bytes", "SSE_STREAM_BUFFER_BYTES",
+                "bytes one event stream may hold unsent; past it the events it holds give way to a reset event and the stream goes on (a stream still full at its next reset, having read nothing, is closed)",
+                4_096...(1 << 30), { $0.sseStreamBufferBytes }, { $0.sseStreamBufferBytes = $1 }),
+        integer("sse-buffer-total-bytes", "SSE_BUFFER_TOTAL_BYTES",
+                "bytes all event streams together may hold unsent; past it the streams holding the most get a reset first",
+                65_536...(1 << 40), { $0.sseBufferTotalBytes }, { $0.sseBufferTotalBytes = $1 }),
+        integer("sse-socket-buffer-bytes", "SSE_SOCKET_BUFFER_BYTES",
+                "the send buffer of each event stream's socket (the kernel reserves twice it): what a client that does not read costs the kernel",
+                4_096...(4 << 20), { $0.sseSocketBufferBytes }, { $0.sseSocketBufferBytes = $1 }),
         integer("event-retention-count", "EVENT_RETENTION_COUNT", "events kept per profile for replay", 1...10_000_000,
                 { $0.eventRetentionCount }, { $0.eventRetentionCount = $1 }),
         integer("event-retention-age", "EVENT_RETENTION_SECONDS", "seconds events are kept for replay", 1...31_536_000,

@@ -44,6 +44,8 @@ public final class NavPrefsApp: Sendable {
             streamSecret: configuration.streamSecret)
         options.profileQuotaBytes = configuration.profileQuotaBytes
         options.eventLogMaxBytes = configuration.eventRetentionBytes
+        options.loopBodyBytes = configuration.loopBodyBytes
+        if case .sqlite = configuration.database { options.loopReadBytes = configuration.loopReadBytes }
         api = NavPrefsAPI(store: store, counterCache: counterCache, logger: logger, options: options)
         var serverConfiguration = ServerConfiguration(
             host: configuration.host,
@@ -52,7 +54,11 @@ public final class NavPrefsApp: Sendable {
             maxConnections: configuration.maxConnections,
             maxConnectionsPerIP: configuration.maxConnectionsPerIP,
             idleTimeoutSeconds: configuration.idleTimeoutSeconds,
-            connectionMemoryBytes: configuration.connectionMemoryBytes)
+            connectionMemoryBytes: configuration.connectionMemoryBytes,
+            maxBufferedStreamBytes: configuration.sseStreamBufferBytes)
+        serverConfiguration.maxBufferedStreamBytesTotal = configuration.sseBufferTotalBytes
+        serverConfiguration.streamSocketBufferBytes = configuration.sseSocketBufferBytes
+        serverConfiguration.maxBufferedAnswerBytes = configuration.maxBufferedAnswerBytes
         serverConfiguration.headerTimeout = .seconds(configuration.headerTimeoutSeconds)
         serverConfiguration.bodyTimeout = .seconds(configuration.bodyTimeoutSeconds)
         serverConfiguration.maxBufferedBodyBytes = configuration.maxBufferedBodyBytes
@@ -65,6 +71,7 @@ public final class NavPrefsApp: Sendable {
                     || message.contains("Broken pipe") || message.contains("closed by remote")
                 logger.log(routine ? .debug : .warning, "libmicrohttpd", [("message", .string(message))])
             })
+        api.reportTransport(streams: server.streamBudget, answers: server.answerBudget)
         if case .postgres = configuration.database, configuration.streamSecret == nil {
             logger.warning("stream tokens", ["notice": .string(
                 "no --stream-secret-file: whoever can read the database's secrets table can sign stream tokens")])
@@ -80,6 +87,7 @@ public final class NavPrefsApp: Sendable {
             StorePart(store: store, logger: logger),
             AuthenticationPart(api: api, protectedMode: configuration.requiresTokens
                 ? AuthenticationPart.ProtectedMode(host: configuration.host) : nil),
+            LargeWorkPart(api: api),
             EventDeliveryPart(api: api),
         ] + http + [
             ReadinessPart(api: api, drain: .seconds(configuration.readinessDrainSeconds)),
@@ -128,6 +136,8 @@ enum StoreChoice {
         case .sqlite(let path):
             var options = SQLiteStore.Options(path: path, durability: configuration.sqliteSynchronous, policy: policy)
             options.access = access
+            options.hereReadBytes = configuration.loopReadBytes
+            options.heavyWriteBytes = configuration.loopBodyBytes
             if !access.background { options.readerCount = 1 }
             let store = SQLiteStore(options)
             return (store, store)

@@ -25,6 +25,13 @@ public final class NavPrefsAPI: HTTPHandler {
         public var profileQuotaBytes = 0
         /// The bound on each profile's event log the store enforces, shown in `/metrics`.
         public var eventLogMaxBytes = 0
+        /// Bodies larger than this are decoded and handled off the event loop (``LargeWorkLane``).
+        public var loopBodyBytes = 16 << 10
+        /// Threads of the ``LargeWorkLane``.
+        public var largeWorkThreads = 2
+        /// Bytes a read may take on the event loop before a reader takes it over (the store's
+        /// own setting, shown in `/metrics`).
+        public var loopReadBytes = 0
 
         public init(cors: CORSPolicy = .none, sseHeartbeat: Duration = .seconds(15), sseRetry: Duration = .seconds(2),
                     maxSubscribers: Int = 10_000, maxSubscribersPerAddress: Int = 256, alwaysRequireTokens: Bool = false,
@@ -56,6 +63,11 @@ public final class NavPrefsAPI: HTTPHandler {
     /// The steps of a refusal below the router (``response(for:head:)``): the same but CORS,
     /// since such a request is refused before its `Origin` is looked at.
     let rejectionSteps: [any ResponseStep]
+    /// What the transport's streams and large answers hold, for `/metrics` (``reportTransport(streams:answers:)``).
+    let transportGauges = TransportGauges()
+    /// Where requests with large bodies are handled (``Options/loopBodyBytes``).
+    let largeWork: LargeWorkLane
+    let loopBodyBytes: Int
 
     /// Assembles the API over `store`; starts nothing (see ``events`` and ``authenticator``,
     /// which the service starts and stops).
@@ -65,6 +77,8 @@ public final class NavPrefsAPI: HTTPHandler {
         self.logger = logger
         cors = options.cors
         policy = options.policy
+        largeWork = LargeWorkLane(threads: options.largeWorkThreads)
+        loopBodyBytes = options.loopBodyBytes
         hub = EventHub(feed: store.feed, limits: .init(
             maxSubscribers: options.maxSubscribers, maxSubscribersPerAddress: options.maxSubscribersPerAddress,
             heartbeat: options.sseHeartbeat, retry: options.sseRetry))
@@ -75,10 +89,11 @@ public final class NavPrefsAPI: HTTPHandler {
         router = Router([
             HealthRoutes(store: store, readiness: readiness),
             MetricsRoutes(requests: requestMetrics, storeErrors: storeErrors, hub: hub, store: store,
-                          profileQuotaBytes: options.profileQuotaBytes, eventLogMaxBytes: options.eventLogMaxBytes),
+                          profileQuotaBytes: options.profileQuotaBytes, eventLogMaxBytes: options.eventLogMaxBytes, transport: transportGauges,
+                          largeWork: largeWork, loopBodyBytes: options.loopBodyBytes, loopReadBytes: options.loopReadBytes),
             CounterRoutes(store: store, cache: counterCache),
-            PreferenceRoutes(store: store, limits: limits),
-            DefaultsRoutes(store: store, limits: limits),
+            PreferenceRoutes(store: store, limits: limits, lane: largeWork),
+            DefaultsRoutes(store: store, limits: limits, lane: largeWork),
             FontRoutes(store: store),
             EventRoutes(store: store, hub: hub),
             StateRoutes(store: store),
@@ -124,6 +139,18 @@ public final class NavPrefsAPI: HTTPHandler {
     /// Whether any token was stored at the last look (see ``startAuthentication()``).
     public var tokensExist: Bool { authenticator.hasTokens }
 
+    /// Reports what the transport (the server, or an in-memory one) holds in `/metrics`: what
+    /// its streams hold unsent, and its large answers.
+    public func reportTransport(streams: StreamBudget, answers: AnswerBudget?) {
+        transportGauges.budgets.withLock { $0 = (streams, answers) }
+    }
+
+    /// Starts the threads of large requests (``LargeWorkLane``).
+    public func startLargeWork() { largeWork.start() }
+
+    /// Stops them once the requests handed to them are answered (after the HTTP server stopped).
+    public func stopLargeWork() { largeWork.stop() }
+
     /// Starts delivering the store's events to streams and the heartbeats.
     public func startEventDelivery() { hub.start() }
 
@@ -147,6 +174,16 @@ public final class NavPrefsAPI: HTTPHandler {
     /// thread of the store call (``APIResult/pending(_:)``), the one place a ``StoreError``
     /// becomes an answer.
     public func handle(_ request: HTTPRequest, responder: HTTPResponder) {
+        // What a body costs to decode and check grows with its size: a large one is handled off
+        // the event loop, which answers everyone else meanwhile.
+        guard request.body.count <= loopBodyBytes else {
+            return largeWork.handleBody { [self] in route(request, responder: responder) }
+        }
+        route(request, responder: responder)
+    }
+
+    /// Runs the route of `request` (on the event loop, or the large-work lane).
+    private func route(_ request: HTTPRequest, responder: HTTPResponder) {
         let head = request.head
         guard let admitted = request.ticket as? Admitted else {
             // Every request passes admit first; a request without its ticket is the server's bug.
@@ -203,6 +240,17 @@ public final class NavPrefsAPI: HTTPHandler {
                                       rejection: rejection.kind)
         for step in rejectionSteps { step.apply(to: &response, context) }
         return response
+    }
+
+    /// An answer that was logged with its status and then never reached the client (its
+    /// connection failed or closed first): logged once more, so the log says so.
+    public func answerUndelivered(status: Int, headers: HTTPHeaders, head: HTTPRequestHead) {
+        logger.warning("client aborted", [
+            "request_id": .string(headers[HeaderName.xRequestID] ?? RequestID.take(from: head.headers)),
+            "method": .string(String(head.method.prefix(20))), "status": .integer(Int64(status)),
+            "detail": .string("the connection closed before the answer was sent"),
+            "remote": .string(policy.clientAddress(peer: head.remoteAddress, headers: head.headers)),
+        ])
     }
 
     func answer(_ error: APIError, _ request: HTTPRequestHead, _ requestID: String) -> HTTPResponse {

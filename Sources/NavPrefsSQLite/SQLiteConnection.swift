@@ -9,6 +9,9 @@ final class SQLiteConnection {
     private var statements: [String: SQLiteStatement] = [:]
     /// The store algorithm's statements, by name: cheaper to find than by their SQL text.
     private var storeStatements: [StoreStatement: SQLiteStatement] = [:]
+    /// Bytes of text the store's statements may still read (``rows(_:_:)``) before they throw
+    /// ``SQLiteError/readTooLargeHere``; `nil`: no bound. Set around a read on the event loop.
+    var rowBytesLeft: Int?
 
     /// Opens the database at `path`, creating it only when `create` (and not `readOnly`).
     /// Related SQLite documentation: <https://www.sqlite.org/c3ref/open.html>
@@ -79,7 +82,16 @@ final class SQLiteConnection {
         try prepared.bind(bindings)
         defer { prepared.reset() }
         var rows: [StoreRow] = []
-        while try prepared.step() { rows.append(SQLiteRow(statement: prepared.handle).cells) }
+        while try prepared.step() {
+            let row = SQLiteRow(statement: prepared.handle)
+            if let left = rowBytesLeft {
+                // Counted before the row's text is copied out: what is over the bound is never read.
+                let remaining = left - row.textBytes
+                guard remaining >= 0 else { throw .readTooLargeHere }
+                rowBytesLeft = remaining
+            }
+            rows.append(row.cells)
+        }
         return rows
     }
 

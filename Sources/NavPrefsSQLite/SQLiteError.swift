@@ -12,6 +12,11 @@ struct SQLiteError: Error, CustomStringConvertible {
 
     var description: String { "SQLite error \(code): \(message)" }
 
+    /// Not SQLite's: a read on the event loop went past the bytes it may read there
+    /// (``SQLiteConnection/rowBytesLeft``); it is read again on a reader. -1 is no SQLite code.
+    static let readTooLargeHere = SQLiteError(code: -1, message: "the read is larger than the event loop may take")
+    var isReadTooLargeHere: Bool { code == -1 }
+
     /// Errors a read may meet while the writer moves the WAL on (a checkpoint restarting the
     /// log, a WAL-index rebuilt under heavy load) and that a second attempt clears.
     var isTransientForReaders: Bool {

@@ -15,12 +15,16 @@ final class SQLiteReaders: Sendable {
 
     init() {}
 
-    /// Starts `count` reader threads, each opening its connection with `open`.
-    func start(count: Int, open: @escaping @Sendable () throws -> SQLiteConnection) throws {
+    /// Starts `count` reader threads, each opening its connection with `open`; with `lowPriority`,
+    /// below the event loop's and the writer's priority (``lowerThreadPriority()``).
+    func start(count: Int, lowPriority: Bool, open: @escaping @Sendable () throws -> SQLiteConnection) throws {
         let queue = self.queue
         for index in 0..<max(1, count) {
             do {
-                try startWorkerThread(name: "sqlite-reader-\(index)", exited: stopped, setup: open) { connection in
+                try startWorkerThread(name: lowPriority ? "sqlite-large-reader-\(index)" : "sqlite-reader-\(index)", exited: stopped, setup: {
+                    if lowPriority { lowerThreadPriority() }
+                    return try open()
+                }) { connection in
                     while let jobs = queue.take(upTo: 1) {
                         for job in jobs { job(connection) }
                     }

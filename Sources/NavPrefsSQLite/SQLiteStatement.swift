@@ -83,6 +83,16 @@ struct SQLiteRow {
 
     func isNull(_ column: Int32) -> Bool { sqlite3_column_type(statement, column) == SQLITE_NULL }
 
+    /// Bytes of the row's text and blob columns (what reading them copies and decodes).
+    var textBytes: Int {
+        var total = 0
+        for column in 0..<sqlite3_column_count(statement) {
+            let type = sqlite3_column_type(statement, column)
+            if type == SQLITE_TEXT || type == SQLITE_BLOB { total += Int(sqlite3_column_bytes(statement, column)) }
+        }
+        return total
+    }
+
     /// The whole row, read into memory (integers as integers, NULL as NULL, the rest as text).
     var cells: StoreRow {
         let count = sqlite3_column_count(statement)

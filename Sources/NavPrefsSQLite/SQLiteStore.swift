@@ -18,12 +18,22 @@ public final class SQLiteStore: TransactionalStore, CounterCacheReading {
         public var policy: StorePolicy
         /// Reader threads, each with its own connection.
         public var readerCount = 2
+        /// Reader threads for the reads too large for the event loop, below its priority
+        /// (``performLarge(_:completion:)``), each with its own connection.
+        public var largeReaderCount = 2
         /// Profiles whose counter state is kept in memory.
         public var cacheCapacity = 100_000
         /// Writes committed together at most.
         public var maxBatch = 256
         /// What this process may do to the file: the service's claim, or a command's lighter touch.
         public var access = StoreAccess.service
+        /// Bytes of values a read on the calling thread (the event loop) may take before it is
+        /// left for a reader (``tryReadHere(snapshot:_:)``): reading and decoding them is what a
+        /// read costs that thread.
+        public var hereReadBytes = 64 << 10
+        /// Writes carrying more bytes than this are heavy: each commits alone, after the light
+        /// writes queued with it (``SQLiteWriter``).
+        public var heavyWriteBytes = 16 << 10
 
         public init(path: String, durability: Durability = .full, policy: StorePolicy = StorePolicy()) {
             self.path = path
@@ -37,6 +47,10 @@ public final class SQLiteStore: TransactionalStore, CounterCacheReading {
     public var limits: StoreLimits { options.policy.limits }
     let writer = SQLiteWriter()
     let readers = SQLiteReaders()
+    /// Readers below the event loop's priority, for reads too large for it (and the rendering of
+    /// their answers, which their completions do): apart from ``readers``, whose completions resume
+    /// awaiting tasks (``lowerThreadPriority()``).
+    let largeReaders = SQLiteReaders()
     let counters: CounterCache
     private let fileLock = Mutex<DatabaseFileLock?>(nil)
     /// What the start did that the log should say (a one-time `VACUUM`).
@@ -106,10 +120,17 @@ public final class SQLiteStore: TransactionalStore, CounterCacheReading {
             writer.close()  // a store that only reads: every write fails at once
         }
         do {
-            try readers.start(count: options.readerCount) {
+            let openReader: @Sendable () throws -> SQLiteConnection = {
                 let connection = try SQLiteConnection(path: path, readOnly: true)
                 try connection.execute("PRAGMA busy_timeout = 5000; PRAGMA query_only = 1;")
                 return connection
+            }
+            try readers.start(count: options.readerCount, lowPriority: false, open: openReader)
+            do {
+                try largeReaders.start(count: options.largeReaderCount, lowPriority: true, open: openReader)
+            } catch {
+                readers.close()
+                throw error
             }
         } catch {
             writer.close()
@@ -136,6 +157,7 @@ public final class SQLiteStore: TransactionalStore, CounterCacheReading {
         await waitOffThePool { [self] in
             hereConnection.withLock { $0 = nil }
             readers.close()
+            largeReaders.close()
             writer.close()
             fileLock.withLock { lock in
                 lock?.release()
@@ -168,40 +190,67 @@ public final class SQLiteStore: TransactionalStore, CounterCacheReading {
 
     public func read<Value: Sendable>(snapshot: Bool, _ body: @escaping @Sendable (any StoreTransaction) throws -> Value,
                                       completion: @escaping StoreCompletion<Value>) {
-        readers.read({ connection in
+        readers.read(Self.readBody(snapshot: snapshot, body), completion: completion)
+    }
+
+    /// On a large reader (``largeReaders``), below the event loop's priority.
+    public func readLarge<Value: Sendable>(snapshot: Bool, _ body: @escaping @Sendable (any StoreTransaction) throws -> Value,
+                                           completion: @escaping StoreCompletion<Value>) {
+        largeReaders.read(Self.readBody(snapshot: snapshot, body), completion: completion)
+    }
+
+    private static func readBody<Value: Sendable>(snapshot: Bool, _ body: @escaping @Sendable (any StoreTransaction) throws -> Value)
+        -> @Sendable (SQLiteConnection) throws -> Value {
+        { connection in
             let transaction = SQLiteTransaction(connection: connection, writer: nil)
             guard snapshot else { return try body(transaction) }
             return try connection.transaction { try body(transaction) }
-        }, completion: completion)
+        }
     }
 
     /// Reads on the calling thread, on a connection of its own: a read of a few rows costs
-    /// microseconds from the page cache, less than handing it to a reader and back. `nil` (the
-    /// caller then reads on a reader) when another thread holds that connection, when the store
-    /// is closed, or when the database is locked for a moment (a checkpoint); never waits.
-    public func readHere<Value: Sendable>(snapshot: Bool, _ body: (any StoreTransaction) throws -> Value) -> Result<Value, StoreError>? {
-        let outcome: Result<Value, StoreError>?? = hereConnection.withLockIfAvailable { here in
-            guard let connection = here?.connection else { return nil }
+    /// microseconds from the page cache, less than handing it to a reader and back. `.notHere`
+    /// (the caller then reads on a reader) when another thread holds that connection, when the
+    /// store is closed, or when the database is locked for a moment (a checkpoint); never waits.
+    /// `.tooLarge` as soon as the rows read hold more than ``Options/hereReadBytes`` of text:
+    /// what a read costs the calling thread grows with the bytes it reads and decodes, so a
+    /// large profile's read stops there and goes to a reader.
+    public func tryReadHere<Value: Sendable>(snapshot: Bool, _ body: (any StoreTransaction) throws -> Value) -> HereRead<Value> {
+        let budget = options.hereReadBytes
+        let outcome: HereRead<Value>? = hereConnection.withLockIfAvailable { here in
+            guard let connection = here?.connection else { return .notHere }
             let transaction = SQLiteTransaction(connection: connection, writer: nil)
+            connection.rowBytesLeft = budget
+            defer { connection.rowBytesLeft = nil }
             do {
-                return .success(snapshot ? try connection.transaction { try body(transaction) } : try body(transaction))
+                return .done(.success(snapshot ? try connection.transaction { try body(transaction) } : try body(transaction)))
+            } catch let error as SQLiteError where error.isReadTooLargeHere {
+                return .tooLarge
             } catch let error as SQLiteError where error.isTransientForReaders {
-                return nil
+                return .notHere
             } catch {
-                return .failure(error.storeError)
+                return .done(.failure(error.storeError))
             }
         }
-        return outcome ?? nil
+        return outcome ?? .notHere
     }
 
     /// Every write goes to the one writer thread, which groups whatever is queued into one
-    /// transaction whatever the profiles (a single writer waits for no other).
+    /// transaction whatever the profiles (a single writer waits for no other), the heavy ones
+    /// apart (``SQLiteWriter``).
     public func write<Value: Sendable>(changing profile: ProfileName?, _ body: @escaping @Sendable (any StoreTransaction) throws -> WriteOutcome<Value>,
+                                       completion: @escaping StoreCompletion<Value>) {
+        write(changing: profile, weight: 0, body, completion: completion)
+    }
+
+    public func write<Value: Sendable>(changing profile: ProfileName?, weight: Int,
+                                       _ body: @escaping @Sendable (any StoreTransaction) throws -> WriteOutcome<Value>,
                                        completion: @escaping StoreCompletion<Value>) {
         guard options.access.writes else {
             return completion(.failure(.unavailable(reason: "\(options.path) was opened for reading only")))
         }
-        writer.write({ transaction in try body(transaction) }, completion: completion)
+        writer.write(profile: profile?.rawValue, heavy: weight > options.heavyWriteBytes, { transaction in try body(transaction) },
+                     completion: completion)
     }
 
     // MARK: The counter cache

@@ -33,6 +33,15 @@ struct CommitEffects {
 /// transaction commits form the next transaction, each inside a savepoint of its own, so one
 /// refused write (412, 409) rolls back alone while the others share one commit (and, with
 /// `synchronous=FULL`, one flush).
+///
+/// Heavy writes (a large request's: ``SQLiteStore/Options/heavyWriteBytes``) do not share: the
+/// light writes queued with them commit first, together, and then one heavy write alone, and
+/// the writer looks for new light writes again before the next heavy one. So a light write
+/// waits for at most one heavy write (the one committing when it came) and its own batch,
+/// however many heavy writes other profiles queue (in issue 31, one profile's large writes
+/// took another profile's increments from 8 ms to 1.6 s). Writes of one profile keep their
+/// order: a light write queued behind a heavy write of its profile waits for it, and a write
+/// that names no profile never passes a heavy one.
 final class SQLiteWriter: Sendable {
     private let queue = JobQueue<any WriteJob>()
     private let stopped = DispatchSemaphore(value: 0)
@@ -53,8 +62,22 @@ final class SQLiteWriter: Sendable {
         let interval = Double(maintenanceInterval.components.seconds) + Double(maintenanceInterval.components.attoseconds) / 1e18
         try startWorkerThread(name: "sqlite-writer", exited: stopped, setup: open) { context in
             var nextMaintenance = Date(timeIntervalSinceNow: interval)
-            while let batch = queue.take(upTo: maxBatch, until: nextMaintenance) {
-                if !batch.isEmpty { Self.commit(batch, in: context, committed: committed) }
+            var backlog: [any WriteJob] = []
+            var open = true
+            while open || !backlog.isEmpty {
+                if open {
+                    // Waits only when nothing is left to do.
+                    let arrived = backlog.isEmpty ? queue.take(upTo: maxBatch, until: nextMaintenance) : queue.takeQueued(upTo: maxBatch)
+                    if let arrived { backlog += arrived } else { open = false }
+                }
+                let (light, rest) = Self.lightFirst(backlog, upTo: maxBatch)
+                if !light.isEmpty { Self.commit(light[...], in: context, committed: committed) }
+                backlog = rest
+                // What is left starts with a heavy write (the light ones left wait behind one).
+                if let heavy = backlog.first {
+                    Self.commit([heavy], in: context, committed: committed)
+                    backlog.removeFirst()
+                }
                 if Date() >= nextMaintenance {
                     maintenance(context)
                     nextMaintenance = Date(timeIntervalSinceNow: interval)
@@ -66,13 +89,41 @@ final class SQLiteWriter: Sendable {
 
     /// Runs `body` in the next transaction and calls `completion`, on the writer thread, once
     /// that transaction committed (at the store's durability) or was refused.
+    /// - Parameters:
+    ///   - profile: the one profile `body` changes, or `nil` when it may touch any.
+    ///   - heavy: whether it commits alone, after the light writes (see the type).
     func write<Value: Sendable>(
+        profile: String? = nil, heavy: Bool = false,
         _ body: @escaping @Sendable (SQLiteTransaction) throws -> WriteOutcome<Value>,
         completion: @escaping StoreCompletion<Value>
     ) {
-        if !queue.submit(PendingWrite(body: body, completion: completion)) {
+        if !queue.submit(PendingWrite(profile: profile, heavy: heavy, body: body, completion: completion)) {
             completion(.failure(.closed))
         }
+    }
+
+    /// The light writes of `backlog` that may commit now, before the heavy ones queued with
+    /// them (at most `limit`, in order), and the rest, in order. A light write stays behind
+    /// when a heavy write of its profile (or one that names no profile) is before it, and a
+    /// write that names no profile stays behind any heavy one.
+    static func lightFirst(_ backlog: [any WriteJob], upTo limit: Int) -> (light: [any WriteJob], rest: [any WriteJob]) {
+        var light: [any WriteJob] = [], rest: [any WriteJob] = []
+        var heavyProfiles: Set<String> = []
+        var behindAll = false
+        for job in backlog {
+            if job.heavy {
+                if let profile = job.profile { heavyProfiles.insert(profile) } else { behindAll = true }
+                rest.append(job)
+            } else if behindAll || light.count == limit || (job.profile.map(heavyProfiles.contains) ?? !heavyProfiles.isEmpty) {
+                // A full batch, or a write that names no profile, sends every later write behind
+                // it too: one profile's writes keep their order.
+                if light.count == limit || job.profile == nil { behindAll = true }
+                rest.append(job)
+            } else {
+                light.append(job)
+            }
+        }
+        return (light, rest)
     }
 
     func write<Value: Sendable>(
@@ -134,6 +185,10 @@ final class SQLiteWriter: Sendable {
 
 /// A queued write, type-erased for the writer's queue.
 protocol WriteJob: Sendable {
+    /// The profile it changes; `nil` when it may touch any.
+    var profile: String? { get }
+    /// Whether it commits alone, after the light writes queued with it.
+    var heavy: Bool { get }
     /// Runs inside the transaction; returns `true` if the job refused (its changes must be rolled
     /// back). Throws only for storage failures.
     func perform(_ context: WriteContext) throws -> Bool
@@ -148,13 +203,17 @@ protocol WriteJob: Sendable {
 /// Safety (`@unchecked Sendable`): `outcome` and `effects` are written and read only on the
 /// writer thread; the completion is called exactly once, by `finish` or `abandon`.
 private final class PendingWrite<Value: Sendable>: WriteJob, @unchecked Sendable {
+    let profile: String?
+    let heavy: Bool
     let body: @Sendable (SQLiteTransaction) throws -> WriteOutcome<Value>
     let completion: StoreCompletion<Value>
     var outcome: Result<Value, StoreError>?
     var effects: CommitEffects?
 
-    init(body: @escaping @Sendable (SQLiteTransaction) throws -> WriteOutcome<Value>,
+    init(profile: String?, heavy: Bool, body: @escaping @Sendable (SQLiteTransaction) throws -> WriteOutcome<Value>,
          completion: @escaping StoreCompletion<Value>) {
+        self.profile = profile
+        self.heavy = heavy
         self.body = body
         self.completion = completion
     }

@@ -55,6 +55,27 @@ public protocol Store: TokenStore {
     func close() async
 }
 
+/// A store whose reads on the request path are bounded where they run (every
+/// ``TransactionalStore``): a read tried on the event loop stops once it passes what the loop
+/// may read, and goes elsewhere. The HTTP layer asks a store for it where a read may be large
+/// (a profile's state, preferences, defaults), to answer a conditional request from a smaller
+/// read instead.
+public protocol LoopReading: Store {
+    /// Runs `read` on the calling thread if the store can there, within what that thread may
+    /// read (see ``HereRead``); never waits.
+    func performHere<Value: Sendable>(_ read: StoreRead<Value>) -> HereRead<Value>
+
+    /// Runs `read` on the store's own threads (a reader, a PostgreSQL pool thread) and calls
+    /// `completion` there: for a read the calling thread could not make (``HereRead/notHere``).
+    func performElsewhere<Value: Sendable>(_ read: StoreRead<Value>, completion: @escaping StoreCompletion<Value>)
+
+    /// ``performElsewhere(_:completion:)`` for a read too large for the calling thread
+    /// (``HereRead/tooLarge``): on threads below the event loop's priority where the store has
+    /// them (SQLite's large readers), so that `completion` may render a large answer there. It
+    /// must hand its result on without starting or resuming a task (``lowerThreadPriority()``).
+    func performLarge<Value: Sendable>(_ read: StoreRead<Value>, completion: @escaping StoreCompletion<Value>)
+}
+
 /// A store that can answer counter reads from memory, without I/O (the SQLite store: it sees
 /// every write). The HTTP layer is handed one explicitly, to answer hot reads on its event loop.
 public protocol CounterCacheReading: Sendable {
@@ -109,8 +130,10 @@ public struct PreferencesChange: Sendable, Hashable {
     /// One changed key.
     public struct KeyChange: Sendable, Hashable {
         public enum Kind: Sendable, Hashable {
-            /// The key holds this value now (as stored).
-            case set(JSONValue)
+            /// The key holds this value now: its compact JSON text, as the store holds it. Written
+            /// once, on the store's writer, for the store; an answer holds it as it is rather
+            /// than the writer handing on a value that would be encoded again (issue 31).
+            case set(json: String)
             /// An object patch (RFC 7396) merged into the object the key read at version `from`
             /// (its stored value, else its registered default): the value is that object with
             /// the patch applied.

@@ -12,7 +12,10 @@ public final class TestConnection: @unchecked Sendable {
     private var bufferOffset = 0
     public let port: Int
 
-    public init(port: Int, host: String = "127.0.0.1", timeout: Duration = .seconds(10), sourceAddress: String? = nil) throws {
+    /// - Parameter receiveBufferBytes: the socket's receive buffer (`SO_RCVBUF`, set before it
+    ///   connects), for a client that stops reading and should take little of what is sent.
+    public init(port: Int, host: String = "127.0.0.1", timeout: Duration = .seconds(10), sourceAddress: String? = nil,
+                receiveBufferBytes: Int? = nil) throws {
         self.port = port
         socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard socket >= 0 else { throw TestClientError.system("socket", errno) }
@@ -21,6 +24,9 @@ public final class TestConnection: @unchecked Sendable {
         setsockopt(socket, SOL_SOCKET, SO_SNDTIMEO, &seconds, socklen_t(MemoryLayout<timeval>.size))
         var noDelay: Int32 = 1
         setsockopt(socket, Int32(IPPROTO_TCP), TCP_NODELAY, &noDelay, socklen_t(MemoryLayout<Int32>.size))
+        if var receiveBufferBytes = receiveBufferBytes.map(Int32.init(clamping:)) {
+            setsockopt(socket, SOL_SOCKET, SO_RCVBUF, &receiveBufferBytes, socklen_t(MemoryLayout<Int32>.size))
+        }
         if let sourceAddress {
             var local = try Self.address(sourceAddress, port: 0)
             let bound = withUnsafePointer(to: &local) {
@@ -61,6 +67,16 @@ public final class TestConnection: @unchecked Sendable {
     }
 
     public func send(raw text: String) throws { try send(raw: Array(text.utf8)) }
+
+    /// The socket's receive buffer as the kernel reports it (twice what was asked for).
+    public var receiveBufferBytes: Int {
+        var bytes: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        return getsockopt(socket, SOL_SOCKET, SO_RCVBUF, &bytes, &length) == 0 ? Int(bytes) : 0
+    }
+
+    /// Shuts down the sending side (the server reads the end of the stream) and keeps reading.
+    public func finishSending() { shutdown(socket, Int32(SHUT_WR)) }
 
     /// Sends a request; adds `Host`, and `Content-Length` when there is a body and none was given.
     public func send(_ method: String, _ path: String, headers: [(String, String)] = [], body: [UInt8] = []) throws {

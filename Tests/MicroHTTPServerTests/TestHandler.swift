@@ -14,6 +14,20 @@ final class TestHandler: HTTPHandler {
     /// Responders of `/held` requests, answered when a test says (``release(with:)``).
     let held = Mutex<[HTTPResponder]>([])
 
+    /// Responders of `/held-stream` requests, answered with a stream by ``releaseStreams()``.
+    let heldStreams = Mutex<[HTTPResponder]>([])
+
+    /// Answers every held stream request with a stream that starts with `opening`.
+    func releaseStreams(opening: String) {
+        for responder in heldStreams.withLock({ held in defer { held = [] }; return held }) {
+            responder.respond(HTTPResponse(status: 200, body: .stream { stream in
+                stream.write(opening)
+                stream.onTermination { reason in self.terminations.withLock { $0.append(reason) } }
+                self.streams.withLock { $0.append(stream) }
+            }))
+        }
+    }
+
     /// Answers every held request with `status`.
     func release(with status: Int) {
         for responder in held.withLock({ held in defer { held = [] }; return held }) {
@@ -95,6 +109,9 @@ final class TestHandler: HTTPHandler {
             return nil
         case "/held":
             held.withLock { $0.append(responder) }
+            return nil
+        case "/held-stream":  // answered later, by releaseStreams()
+            heldStreams.withLock { $0.append(responder) }
             return nil
         case "/thread":
             // Answered from a thread of its own, as a store's writer answers: no task involved.

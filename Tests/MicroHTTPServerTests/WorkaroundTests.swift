@@ -65,6 +65,126 @@ struct WorkaroundTests {
         }
     }
 
+    // MARK: Clients that finished sending, and streams' hang-ups
+
+    /// Sends `request`, shuts down the sending side, waits until the handler holds it, then
+    /// releases it; what the client read until the server closed.
+    private func heldAnswer(_ request: String, server: HTTPServer, handler: TestHandler) async throws -> String {
+        let connection = try TestConnection(port: server.port)
+        try await connection.send(raw: request)
+        connection.finishSending()
+        let deadline = ContinuousClock.now + .seconds(5)
+        while handler.held.withLock({ $0.isEmpty }), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        try await Task.sleep(for: .milliseconds(50))  // the client's end is in the server's socket
+        handler.release(with: 200)
+        return String(decoding: try await onOwnThread { try connection.readUntilClosed() }, as: UTF8.self)
+    }
+
+    /// The library's own failure is a race on the layout of its connection buffer (it reads the
+    /// client's end first only when its buffer can take more): issue 31 measured 8 of 30 writes
+    /// and 39 of 40 streams lost, this machine loses about 1 in 20 to 30. So the "off" case is not
+    /// shown here; the hostile suite counts whole runs. With the workaround the answer goes out
+    /// every time, written by the server with `Connection: close`.
+    @Test("an answer made while its client had finished sending reaches it, with or without a body")
+    func halfClosedAnswer() async throws {
+        for request in ["GET /held HTTP/1.1\r\nHost: x\r\n\r\n", "PUT /held HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabc",
+                        "HEAD /held HTTP/1.1\r\nHost: x\r\n\r\n"] {
+            try await withTestServer(configuration()) { server, handler in
+                let answer = try await heldAnswer(request, server: server, handler: handler)
+                let body = request.hasPrefix("HEAD") ? "" : "released"
+                #expect(answer.hasPrefix("HTTP/1.1 200 OK\r\n") && answer.hasSuffix("\r\n\r\n" + body), "\(answer)")
+                #expect(answer.contains("Content-Length: 8\r\n") && answer.contains("Connection: close\r\n"), "\(answer)")
+            }
+        }
+    }
+
+    @Test("a stream's client that closes frees the stream at once, idle or not (MHD alone notices at the next write)")
+    func streamHangUp() async throws {
+        try await withTestServer(configuration()) { server, handler in
+            var connections: [TestConnection] = []
+            for _ in 0..<20 {
+                let connection = try TestConnection(port: server.port)
+                try await connection.send("GET", "/stream")
+                _ = try await connection.readHead()
+                _ = try await connection.readStream(until: "first\n")
+                connections.append(connection)
+            }
+            #expect(server.openStreams == 20)
+            connections = []  // closes them
+            let deadline = ContinuousClock.now + .seconds(2)
+            while server.openStreams > 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+            #expect(server.openStreams == 0)
+            #expect(handler.terminations.withLock { $0 }.count == 20)
+        }
+        try await withTestServer(configuration(without: .watchSuspendedHangUps)) { server, handler in
+            do {
+                let connection = try TestConnection(port: server.port)
+                try await connection.send("GET", "/stream")
+                _ = try await connection.readHead()
+                _ = try await connection.readStream(until: "first\n")
+            }
+            try await Task.sleep(for: .milliseconds(500))
+            #expect(server.openStreams == 1, "MHD 0.9.75 does not see a suspended connection close")
+            for stream in handler.streams.withLock({ $0 }) { stream.write(": probe\n") }
+        }
+    }
+
+    @Test("a client that only shut down its sending side gets its stream's opening, then the end, answered now or later")
+    func halfClosedStream() async throws {
+        try await withTestServer(configuration()) { server, handler in
+            let connection = try TestConnection(port: server.port)
+            try await connection.send(raw: "GET /stream HTTP/1.1\r\nHost: x\r\n\r\n")
+            connection.finishSending()
+            let answer = String(decoding: try await onOwnThread { try connection.readUntilClosed() }, as: UTF8.self)
+            #expect(answer.hasPrefix("HTTP/1.1 200 OK\r\n") && answer.contains("first\n"), "\(answer)")
+            // Answered later: the opening written to the socket by the server, with its length.
+            let later = try TestConnection(port: server.port)
+            try await later.send(raw: "GET /held-stream HTTP/1.1\r\nHost: x\r\n\r\n")
+            later.finishSending()
+            let deadline = ContinuousClock.now + .seconds(5)
+            while handler.heldStreams.withLock({ $0.isEmpty }), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+            try await Task.sleep(for: .milliseconds(50))
+            handler.releaseStreams(opening: "retry: 2000\n\n")
+            let laterAnswer = String(decoding: try await onOwnThread { try later.readUntilClosed() }, as: UTF8.self)
+            #expect(laterAnswer.hasPrefix("HTTP/1.1 200 OK\r\n") && laterAnswer.hasSuffix("Content-Length: 13\r\nConnection: close\r\n\r\nretry: 2000\n\n"),
+                    "\(laterAnswer)")
+            #expect(handler.terminations.withLock { $0 }.count == 2, "both streams ended")
+            while server.openStreams > 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+            #expect(server.openStreams == 0)
+        }
+    }
+
+    @Test("a chunk line longer than the connection's buffer gets the handler's 400 at once (MHD alone stalls until the body deadline)")
+    func longChunkLine() async throws {
+        let request = "PUT /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5;" + String(repeating: "x", count: 9_000) + "\r\n"
+        try await withTestServer(configuration()) { server, handler in
+            let connection = try TestConnection(port: server.port)
+            try await connection.send(raw: request)
+            let answer = String(decoding: try await onOwnThread { try connection.readUntilClosed() }, as: UTF8.self)
+            #expect(statusLines(answer) == ["HTTP/1.1 400 Bad Request"], "\(answer.prefix(300))")
+            #expect(answer.contains("\"kind\":\"chunk_line_too_long\""), "\(answer.prefix(300))")
+            #expect(handler.rejections.withLock { $0 } == [.chunkLineTooLong(limit: 3_072)])
+        }
+        // A line within the buffer is read as any other.
+        try await withTestServer(configuration()) { server, _ in
+            let answer = try await exchange("PUT /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
+                                            + "3;" + String(repeating: "x", count: 1_000) + "\r\nabc\r\n0\r\n\r\n", port: server.port)
+            #expect(answer.hasPrefix("HTTP/1.1 200 OK") && answer.contains("body=3"), "\(answer.prefix(300))")
+        }
+        // Without it: no answer and no close, the loop spinning on the connection until the body
+        // deadline (2 s here, so that the spin does not take a core from the tests beside it).
+        var spinning = configuration(without: .refuseLongChunkLines)
+        spinning.bodyTimeout = .seconds(2)
+        try await withTestServer(spinning) { server, handler in
+            let connection = try TestConnection(port: server.port)
+            try await connection.send(raw: request)
+            #expect(!connection.isReadable(within: .seconds(1)), "MHD 0.9.75 neither answers nor closes")
+            #expect(handler.rejections.withLock { $0 }.isEmpty)
+            let answer = String(decoding: try await onOwnThread { try connection.readUntilClosed() }, as: UTF8.self)
+            #expect(statusLines(answer) == ["HTTP/1.1 408 Request Timeout"], "the body deadline ends it: \(answer.prefix(200))")
+        }
+    }
+
     // MARK: Refusals libmicrohttpd makes itself
 
     /// `count` cookies of about 7 bytes each, as a browser sends them.

@@ -128,6 +128,7 @@ func withApp<T>(
     try await app.start()  // every part, in order, as navprefs starts them
     async let serving: Void = app.run()
     let transport = inMemory ? InMemoryHTTPTransport(handler: app.api, configuration: app.server.configuration) : nil
+    if let transport { app.api.reportTransport(streams: transport.streamBudget, answers: nil) }
     let testApp = TestApp(app: app, directory: directory, logPath: logPath, transport: transport)
     do {
         let result = try await body(testApp)

@@ -45,6 +45,33 @@ struct JSONValueTests {
         #expect(throws: JSONParseError.self) { try JSONValue.parse([0x22, 0xC3, 0x28, 0x22]) }
     }
 
+    @Test("an object of up to maxObjectMembers members parses; one more, at any depth, is refused naming the limit")
+    func memberLimit() throws {
+        func object(_ count: Int) -> String { "{" + (0..<count).map { "\"k\($0)\":\($0)" }.joined(separator: ",") + "}" }
+        let limit = JSONValue.maxObjectMembers
+        guard case .object(let widest) = try JSONValue.parse(object(limit)) else { Issue.record("not an object"); return }
+        #expect(widest.count == limit)
+        #expect(widest["k\(limit - 1)"] == .integer(Int64(limit - 1)))
+        for text in [object(limit + 1), "[" + object(limit + 1) + "]", "{\"a\":" + object(60_000) + "}"] {
+            do {
+                _ = try JSONValue.parse(text)
+                Issue.record("parsed an object beyond the limit")
+            } catch {
+                #expect(error.exceededMemberLimit == limit)
+                #expect(error.message.contains("at most \(limit)"))
+            }
+        }
+        // A caller may ask for less.
+        #expect(throws: JSONParseError.self) { try JSONValue.parse(Array(object(3).utf8), maxObjectMembers: 2) }
+        // Malformed JSON is another problem.
+        do {
+            _ = try JSONValue.parse("{\"a\":}")
+            Issue.record("parsed malformed JSON")
+        } catch {
+            #expect(error.exceededMemberLimit == nil)
+        }
+    }
+
     @Test("errors say what and where")
     func errorsExplain() {
         #expect(throws: JSONParseError.self) { try JSONValue.parse("{\"a\":1,\n \"a\":2}") }
@@ -65,6 +92,40 @@ struct JSONValueTests {
         let value = try JSONValue.parse(text)
         #expect(value.jsonText == text)
         #expect(try JSONValue.parse(value.jsonText) == value)
+    }
+
+    @Test("strings are escaped exactly where RFC 8259 requires, NUL included, wherever the byte stands")
+    func escapesEveryByte() throws {
+        /// RFC 8259's escapes, one scalar at a time: what the writer's scan over runs must equal.
+        func reference(_ text: String) -> String {
+            var out = "\""
+            for scalar in text.unicodeScalars {
+                switch scalar {
+                case "\"": out += "\\\""
+                case "\\": out += "\\\\"
+                case "\n": out += "\\n"
+                case "\r": out += "\\r"
+                case "\t": out += "\\t"
+                case "\u{08}": out += "\\b"
+                case "\u{0C}": out += "\\f"
+                case _ where scalar.value < 0x20: out += "\\u00" + (scalar.value < 0x10 ? "0" : "") + String(scalar.value, radix: 16)
+                default: out.unicodeScalars.append(scalar)
+                }
+            }
+            return out + "\""
+        }
+        let plain = String(repeating: "é-a", count: 3_000)
+        for byte in UInt8(0)...UInt8(0x7F) {
+            let special = String(UnicodeScalar(byte))
+            for text in [special, special + plain, plain + special, plain + special + plain + special + special, special + special] {
+                let written = JSONValue.string(text).jsonText
+                #expect(written == reference(text), "byte \(byte)")
+                #expect(JSONWriter.needsEscaping(text) == (byte < 0x20 || byte == 0x22 || byte == 0x5C), "byte \(byte)")
+                #expect(try JSONValue.parse(written) == .string(text), "byte \(byte)")
+            }
+        }
+        #expect(!JSONWriter.needsEscaping(plain) && JSONValue.string(plain).jsonText == "\"" + plain + "\"")
+        #expect(JSONValue.string("").jsonText == "\"\"")
     }
 
     @Test("object member order is kept, equality ignores it")

@@ -57,6 +57,27 @@ struct ReadHereStoreTests {
         }
     }
 
+    @Test("a read too large for the loop runs below its priority; every other read, whose completion may resume a task, at the process' own")
+    func largeReadsAloneAreLowered() async throws {
+        try await withSQLiteStore { store, _ in
+            _ = try await store.apply(.increment(.one), toCounterOf: profile("ana"), if: nil)
+            /// The nice value of the thread a read's completion runs on.
+            func niceOfCompletion(_ start: (@escaping StoreCompletion<PreferenceSlot>) -> Void) async throws -> Int32 {
+                let seen = Mutex<Int32?>(nil)
+                start { _ in seen.withLock { $0 = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0) } }
+                for _ in 0..<2_500 where seen.withLock({ $0 }) == nil { try await Task.sleep(for: .milliseconds(2)) }
+                return try #require(seen.withLock { $0 })
+            }
+            let read = StoreRead<PreferenceSlot>.preference(WellKnownKey.counter, of: profile("ana"))
+            #expect(try await niceOfCompletion { store.performLarge(read, completion: $0) } == 5)
+            #expect(try await niceOfCompletion { store.performElsewhere(read, completion: $0) } == 0)
+            // An awaited read resumes its task from a reader: a pool thread libdispatch makes there
+            // would inherit the reader's priority.
+            let awaited = try await store.read(snapshot: false) { _ in getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0) }
+            #expect(awaited == 0)
+        }
+    }
+
     @Test("after close, reads answer 'closed' and nothing runs on the caller's thread")
     func closedStore() async throws {
         let database = try TestDatabase(.sqlite)

@@ -2,6 +2,7 @@
 the bytes a check asks for (folded lines, two lengths, invalid UTF-8, %00) and reads answers one
 at a time, so that a check can tell a refused request from a desynchronised connection.
 Loopback only."""
+import os
 import socket
 import time
 
@@ -201,6 +202,17 @@ def encode(method, target, headers=(), body=b"", port=None):
     if body and "content-length" not in names and "transfer-encoding" not in names:
         lines.append(b"Content-Length: " + str(len(body)).encode())
     return b"\r\n".join(lines) + b"\r\n\r\n" + body
+
+
+def tcp_kernel_bytes():
+    """Bytes the kernel holds for every TCP socket of the machine (/proc/net/sockstat's `TCP: ... mem`,
+    in pages): buffers of sockets, which a process's resident size does not show."""
+    with open("/proc/net/sockstat") as sockstat:
+        for line in sockstat:
+            if line.startswith("TCP:"):
+                fields = line.split()
+                return int(fields[fields.index("mem") + 1]) * os.sysconf("SC_PAGE_SIZE")
+    raise RuntimeError("no TCP line in /proc/net/sockstat")
 
 
 def rss_kib(pid, field="VmRSS"):

@@ -14,9 +14,13 @@ play by the rules. Each part starts a server of its own on a fresh SQLite file:
   abuse      Idempotency-Key amplification, an admin token's keys spread over 50 profiles, the
              per-profile quota, control characters in what `navprefs import` prints (issue 21),
              merge patches of a large profile and the event log's bounds (issue 32) (~20 s)
+  bounded    issue 31: wide bodies, 20 reads of a 29 MB profile, large writes beside small ones,
+             1,000 never-reading streams, a 2 MiB burst, 300 streams opened and closed, clients that
+             shut down their sending side, a 9,000-byte chunk line; /healthz and write latency
+             measured meanwhile (~90 s)
 
 Usage: run.py NAVPREFS_BINARY [--only PART,PART] [--seed N] [--fuzz-seconds S] [--replay W:I]
-Timing-bound (slowloris): run it on a machine nothing else loads. Loopback only; every server it
+Timing-bound (slowloris, bounded): run them on a machine nothing else loads. Loopback only; every server it
 starts is stopped by its process id. Last line: `hostile: N passed, N failed`.
 """
 import argparse
@@ -33,6 +37,7 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(ROOT, "scripts", "lib"))
 
 import abuse  # noqa: E402
+import bounded  # noqa: E402
 import crash  # noqa: E402
 import framing  # noqa: E402
 import fuzz  # noqa: E402
@@ -41,7 +46,7 @@ import uploads  # noqa: E402
 from navprefs_checks import report  # noqa: E402
 from service import Service  # noqa: E402
 
-PARTS = ["framing", "slowloris", "uploads", "fuzz", "crash", "abuse"]
+PARTS = ["framing", "slowloris", "uploads", "fuzz", "crash", "abuse", "bounded"]
 
 
 def main():
@@ -103,6 +108,9 @@ def main():
                     service, _ = fresh("quota")
                     found.update(abuse.quota(service.start(extra=["--profile-quota-bytes", "150000"])))
                     found.update(abuse.terminal(binary, scratch))
+                elif part == "bounded":
+                    service, _ = fresh("bounded")
+                    found = bounded.run(service.start())
                 else:
                     service, _ = fresh("crash")
                     found = crash.run(service, seed)

@@ -22,9 +22,10 @@ let uriLogged: cmhd_uri_log_callback = { cls, uri, connection in
     return Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue().requestLineReceived(uri, on: connection)
 }
 
-let requestCompleted: MHD_RequestCompletedCallback = { cls, connection, slot, _ in
+let requestCompleted: MHD_RequestCompletedCallback = { cls, connection, slot, termination in
     guard let cls, let slot else { return }
-    Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue().requestCompleted(slot, on: connection)
+    Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue().requestCompleted(
+        slot, on: connection, completedOK: termination.rawValue == 0)  // MHD_REQUEST_TERMINATED_COMPLETED_OK
 }
 
 /// Counts connections, and keeps what is known of each for all its requests (see ``PeerInfo``).

@@ -20,6 +20,9 @@ struct ConnectionHandle: StreamConnection, @unchecked Sendable {
         MHD_resume_connection(pointer)
         waker.wake()
     }
+
+    /// Resumes from the event-loop thread, just before it runs MHD: no wake-up needed.
+    func resumeOnLoop() { MHD_resume_connection(pointer) }
 }
 
 /// The eventfd the event loop waits on besides MHD's own descriptors (see `shim.h`).

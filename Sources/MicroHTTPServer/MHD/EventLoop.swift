@@ -59,8 +59,8 @@ final class EventLoop: @unchecked Sendable {
             throw .startFailed(host: configuration.host, port: configuration.port)
         }
         let waker = core.waker
-        let loopDescriptor = waker.descriptor >= 0 ? cmhd_loop_epoll_create(daemon, waker.descriptor) : -1
-        guard loopDescriptor >= 0 else {
+        let loopDescriptor = core.socketWatch.descriptor
+        guard waker.descriptor >= 0, loopDescriptor >= 0, cmhd_loop_epoll_add_daemon(loopDescriptor, daemon, waker.descriptor) == 0 else {
             MHD_stop_daemon(daemon)
             throw .startFailed(host: configuration.host, port: configuration.port)
         }
@@ -85,20 +85,41 @@ final class EventLoop: @unchecked Sendable {
         var closingSince: ContinuousClock.Instant?
         var abandoned = false
         let patience = core.configuration.stopPatience
+        let capacity = SocketWatch.reportsPerWait
+        var tokens = [UInt64](repeating: 0, count: capacity)
+        var events = [UInt32](repeating: 0, count: capacity)
+        var timeoutUsed: Int32 = 0
         while true {
             if quiesceRequested.exchange(false, ordering: .acquiringAndReleasing) {
                 listenSocket.store(MHD_quiesce_daemon(daemon), ordering: .releasing)
             }
             // Bounded wait (maxEventLoopWait, 250 ms by default): a safety net, since resumes,
             // quiesce and stop all signal the waker; costs nothing measurable while idle.
-            cmhd_loop_wait(daemon, loopDescriptor, waker.descriptor, maxWaitMilliseconds)
+            let reports = tokens.withUnsafeMutableBufferPointer { tokens in
+                events.withUnsafeMutableBufferPointer { events in
+                    let count = cmhd_loop_wait(daemon, loopDescriptor, waker.descriptor, maxWaitMilliseconds,
+                                               tokens.baseAddress, events.baseAddress, Int32(capacity), &timeoutUsed)
+                    return SocketWatch.reports(tokens: UnsafeBufferPointer(tokens), events: UnsafeBufferPointer(events), count: Int(count))
+                }
+            }
             // Resumes from now on must signal again; those before are handled by this run.
             waker.rearm()
+            // What the sockets the server watches itself reported, then the answers made since
+            // the last run: both before MHD reads, which could otherwise read a client's end first.
+            if !reports.isEmpty { core.handle(reports) }
+            core.resumeAnswered()
+            core.streamPacer.startTurn()
             _ = MHD_run(daemon)
+            // MHD asked to run again at once: a connection it cannot move on, such as a chunk
+            // line longer than its buffer, makes it spin (``ServerCore/refuseLongChunkLines``).
+            if timeoutUsed == 0 { core.refuseLongChunkLines() }
             // The header and body deadlines MHD does not have (it shuts sockets down; MHD closes
             // them in a coming run).
             core.enforceDeadlines()
-            core.cutAbortedStreams()
+            // Streams still waiting for their share of a turn, or to be cut: the next wait
+            // returns at once.
+            let cutsWait = core.cutAbortedStreams()
+            if cutsWait || core.streamPacer.hasWaiting { waker.wake() }
             if core.closing.load(ordering: .acquiring) {
                 // Decided here, after a run, where no other thread can suspend a connection:
                 // MHD_stop_daemon panics on a suspended one. Requests handed off before
@@ -134,7 +155,6 @@ final class EventLoop: @unchecked Sendable {
         waker.wake()
         exited.wait()
         MHD_stop_daemon(daemon)
-        close(loopDescriptor)
         let socket = listenSocket.load(ordering: .acquiring)
         if socket >= 0 { close(socket) }
     }

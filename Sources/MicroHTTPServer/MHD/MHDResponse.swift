@@ -16,6 +16,22 @@ enum MHDResponse {
         return MHD_queue_response(connection, UInt32(clamping: status), response)
     }
 
+    /// Queues a body prepared off the loop (``AnswerBudget``): libmicrohttpd sends its memory as
+    /// is and hands it back (``preparedFreed``) when done, which frees it and its budget.
+    static func queuePrepared(
+        _ body: PreparedBody, status: Int, headers: HTTPHeaders, close: Bool, on connection: OpaquePointer
+    ) -> MHD_Result {
+        let retained = Unmanaged.passRetained(body).toOpaque()
+        guard let response = MHD_create_response_from_buffer_with_free_callback_cls(body.count, body.base, preparedFreed, retained)
+        else {
+            Unmanaged<PreparedBody>.fromOpaque(retained).release()
+            return .NO
+        }
+        defer { MHD_destroy_response(response) }
+        addHeaders(headers, close: close, to: response)
+        return MHD_queue_response(connection, UInt32(clamping: status), response)
+    }
+
     /// Queues a response whose status has no body (304), with `Content-Length: length` or none.
     ///
     /// Why not a buffer: libmicrohttpd 0.9.75 sends a 304 without its body but with the
@@ -41,7 +57,8 @@ enum MHDResponse {
     static func queueStream(
         _ stream: ResponseStream, status: Int, headers: HTTPHeaders, core: ServerCore, on connection: OpaquePointer
     ) -> MHD_Result {
-        let box = Unmanaged.passRetained(StreamBox(stream: stream, core: core)).toOpaque()
+        let handle = ConnectionHandle(pointer: connection, waker: core.waker)
+        let box = Unmanaged.passRetained(StreamBox(stream: stream, core: core, connection: handle)).toOpaque()
         // MHD_SIZE_UNKNOWN does not import; it is UINT64_MAX. The block size is the buffer MHD
         // allocates (zeroed) per response, used only for HTTP/1.0 (unchunked) clients: chunked
         // answers are read into the connection's pool. 512 instead of 4096 saves 3.5 KiB per
@@ -76,10 +93,18 @@ enum MHDResponse {
     }
 
     /// The bytes of a complete response with `Connection: close`, for the answers the server
-    /// writes to a socket itself (``RawAnswer``). A streamed body is left out.
-    static func serialized(_ response: HTTPResponse) -> [UInt8] {
-        let body: [UInt8]
-        if case .bytes(let bytes) = response.body { body = bytes } else { body = [] }
+    /// writes to a socket itself (``RawAnswer``, ``AnswerOnSocket``). A streamed body is left
+    /// out; `headOnly` (the answer to HEAD) states the body's length and leaves the body out,
+    /// as libmicrohttpd does; a 304 states only the length the 200 would have, when known.
+    static func serialized(_ response: HTTPResponse, headOnly: Bool = false) -> [UInt8] {
+        let body: [UInt8], length: Int?
+        switch response.body {
+        case _ where response.prepared != nil: (body, length) = (response.prepared?.bytes ?? [], response.prepared?.count)
+        case .bytes where response.status == 304: (body, length) = ([], nil)
+        case .bytes(let bytes): (body, length) = (bytes, bytes.count)
+        case .omitted(let representationLength): (body, length) = ([], representationLength)
+        case .stream: (body, length) = ([], 0)
+        }
         var text = "HTTP/1.1 \(response.status) \(reasonPhrase(response.status))\r\n"
         for (name, value) in response.headers {
             let lowered = name.lowercased()
@@ -89,8 +114,9 @@ enum MHDResponse {
             else { continue }
             text += "\(name): \(value)\r\n"
         }
-        text += "Content-Length: \(body.count)\r\nConnection: close\r\n\r\n"
-        return Array(text.utf8) + body
+        if let length { text += "Content-Length: \(length)\r\n" }
+        text += "Connection: close\r\n\r\n"
+        return Array(text.utf8) + (headOnly ? [] : body)
     }
 
     /// The reason phrase libmicrohttpd itself sends with `status`, so both kinds of answers agree.
@@ -116,21 +142,38 @@ enum MHDResponse {
 final class StreamBox {
     let stream: ResponseStream
     let core: ServerCore
+    /// The connection the stream is answered on.
+    let connection: ConnectionHandle
+    /// Pieces sent since the connection was last resumed (event-loop thread; ``StreamPacer``).
+    var piecesSinceResume = 0
 
-    init(stream: ResponseStream, core: ServerCore) {
+    init(stream: ResponseStream, core: ServerCore, connection: ConnectionHandle) {
         self.stream = stream
         self.core = core
+        self.connection = connection
     }
 }
 
 /// MHD asks for the next bytes of a streamed body. Returning 0 without suspending would make MHD
-/// ask again at once (a busy loop), so an empty stream suspends its connection first.
+/// ask again at once (a busy loop), so an empty stream suspends its connection first, and so
+/// does one with bytes when the turn's share of sends is spent (``StreamPacer``).
 private let streamReader: MHD_ContentReaderCallback = { cls, _, buffer, max in
     guard let cls, let buffer else { return -2 }
     let box = Unmanaged<StreamBox>.fromOpaque(cls).takeUnretainedValue()
+    let pacer = box.core.streamPacer
+    if !pacer.maySend(after: box.piecesSinceResume), box.stream.hasBytesToSend {
+        box.piecesSinceResume = 0
+        pacer.yield(box.connection)
+        return 0
+    }
     switch box.stream.read(into: UnsafeMutableRawBufferPointer(start: buffer, count: max)) {
-    case .bytes(let count): return count
-    case .suspended: return 0
+    case .bytes(let count):
+        pacer.sent()
+        box.piecesSinceResume += 1
+        return count
+    case .suspended:
+        box.piecesSinceResume = 0
+        return 0
     case .endOfStream: return -1  // MHD_CONTENT_READER_END_OF_STREAM
     case .abort: return -2  // MHD_CONTENT_READER_END_WITH_ERROR
     }
@@ -139,6 +182,12 @@ private let streamReader: MHD_ContentReaderCallback = { cls, _, buffer, max in
 /// Reports the end of a body at once: the reader of a head-only response (MHD does not call it
 /// for HEAD or a 304; if it ever did, nothing would be sent).
 private let endOfStreamReader: MHD_ContentReaderCallback = { _, _, _, _ in -1 }
+
+/// libmicrohttpd is done with a prepared body: its memory and budget go.
+private let preparedFreed: MHD_ContentReaderFreeCallback = { cls in
+    guard let cls else { return }
+    Unmanaged<PreparedBody>.fromOpaque(cls).release()
+}
 
 private let streamFreed: MHD_ContentReaderFreeCallback = { cls in
     guard let cls else { return }

@@ -27,6 +27,10 @@ final class RequestContext: @unchecked Sendable {
     var cutOff = false
     /// Whether the request line said HTTP/1.1 (libmicrohttpd then frames a streamed body in chunks).
     var isHTTP11 = false
+    /// The answer handed on (not a stream), for the completion to report if it is lost.
+    var answer: AnswerNote?
+    /// The server wrote `answer` to the socket itself, whole (``AnswerOnSocket``).
+    var answerDelivered = false
 
     init(connection: ConnectionHandle, rawPath: String, targetRejection: HTTPRejection?, limits: RequestPhases.Limits) {
         self.connection = connection
@@ -48,4 +52,16 @@ final class RequestContext: @unchecked Sendable {
 extension BodyBudget {
     func reserve(_ bytes: Int, for context: RequestContext) -> Bool { reserve(bytes, holding: &context.reservedBodyBytes) }
     func release(_ context: RequestContext) { release(holding: &context.reservedBodyBytes) }
+}
+
+/// What the completion of a request needs to know of its answer: the status and the fields,
+/// never the body (libmicrohttpd holds its own copy while it sends).
+struct AnswerNote {
+    let status: Int
+    let headers: HTTPHeaders
+
+    init(_ response: HTTPResponse) {
+        status = response.status
+        headers = response.headers
+    }
 }

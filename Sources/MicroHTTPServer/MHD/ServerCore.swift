@@ -17,6 +17,8 @@ final class ServerCore: @unchecked Sendable {
     let configuration: ServerConfiguration
     let handler: any HTTPHandler
     let waker: LoopWaker
+    /// The event loop's epoll set, with the sockets the server watches itself.
+    let socketWatch = SocketWatch()
     let workarounds: MHDWorkarounds
     let limits: RequestPhases.Limits
     /// Where libmicrohttpd's own messages go; `nil` drops them.
@@ -42,10 +44,21 @@ final class ServerCore: @unchecked Sendable {
     let deadlines: ConnectionDeadlines
     /// Bytes held by request bodies being received, against ``ServerConfiguration/maxBufferedBodyBytes``.
     let bodyBudget: BodyBudget
+    /// Bytes streams hold unsent, against ``ServerConfiguration/maxBufferedStreamBytesTotal``.
+    let streamBudget: StreamBudget
+    /// Bytes of large answers held, against ``ServerConfiguration/maxBufferedAnswerBytes``.
+    let answerBudget: AnswerBudget
+    /// What the streams send per turn of the event loop, and the resumes of their connections.
+    let streamPacer: StreamPacer
     /// The message libmicrohttpd logged just before a refusal of its own (see ``MHDWorkarounds/answerLibraryRefusals``).
     var lastLibraryMessage = ""
     /// Refusals of libmicrohttpd's own that could not be tied to one connection.
     let unattributedLibraryRefusals = Atomic<Int>(0)
+    /// Chunked bodies being received, watched for a chunk line MHD cannot hold (event-loop
+    /// thread only; ``refuseLongChunkLines()``).
+    var chunkedUploads: [ObjectIdentifier: ChunkedUpload] = [:]
+    /// Set when outstanding work is abandoned: answers the server is writing itself are cut.
+    let abandoningSocketAnswers = Atomic<Bool>(false)
 
     struct Registry: ~Copyable {
         /// The one-shots of requests whose connection is suspended, with the head to refuse
@@ -54,6 +67,22 @@ final class ServerCore: @unchecked Sendable {
         var streams: [Int: ResponseStream] = [:]
         /// Streams aborted while libmicrohttpd was sending, whose connections the loop cuts.
         var cuts: [Int] = []
+        /// Requests whose answer (or admission) was handed over while their connection waited,
+        /// suspended: the loop resumes them before its next run of MHD (``resumeAnswered()``).
+        var answered: [RequestContext] = []
+        /// Sockets the loop watches itself, by token (``SocketWatch``).
+        var watched: [Int: Watched] = [:]
+        /// The answers the server is writing to sockets itself, by token: few and short-lived,
+        /// kept apart from the streams' watches so the loop looks at them alone each turn.
+        var answersOnSockets: [Int: AnswerOnSocket] = [:]
+    }
+
+    /// What a watched socket belongs to.
+    enum Watched: Sendable {
+        /// A stream's connection, watched for its client's hang-up while suspended.
+        case stream(ResponseStream, socket: Int32)
+        /// An answer the server writes to the socket itself (``AnswerOnSocket``).
+        case answer(AnswerOnSocket)
     }
 
     struct Waiting {
@@ -71,6 +100,10 @@ final class ServerCore: @unchecked Sendable {
         self.messageLog = messageLog
         deadlines = ConnectionDeadlines(headerTimeout: configuration.headerTimeout, bodyTimeout: configuration.bodyTimeout)
         bodyBudget = BodyBudget(limit: configuration.maxBufferedBodyBytes)
+        streamBudget = StreamBudget(limit: configuration.maxBufferedStreamBytesTotal, perStreamLimit: configuration.maxBufferedStreamBytes,
+                                    socketBufferBytes: configuration.streamSocketBufferBytes)
+        answerBudget = AnswerBudget(threshold: configuration.largeAnswerBytes, limit: configuration.maxBufferedAnswerBytes)
+        streamPacer = StreamPacer(sendsPerTurn: configuration.streamSendsPerTurn)
     }
 
     func makeID() -> Int { nextID.wrappingAdd(1, ordering: .relaxed).newValue }
@@ -215,7 +248,7 @@ final class ServerCore: @unchecked Sendable {
             let shot = OneShot<HTTPAdmission>()
             context.admission = shot
             decide(HTTPAdmissionResponder(shot: shot))
-            if let decision = shot.settle(suspend: { suspend(context) }, wake: { [connection = context.connection] in connection.resume() }) {
+            if let decision = shot.settle(suspend: { suspend(context) }, wake: { [weak self] in self?.answerReady(context) }) {
                 context.admission = nil
                 return carryOut(context.phases.admitted(decision, reserve: { bodyBudget.reserve($0, for: context) }), context)
             }
@@ -223,8 +256,9 @@ final class ServerCore: @unchecked Sendable {
         case .handle(let request):
             let shot = OneShot<HTTPResponse>()
             context.response = shot
-            handler.handle(request, responder: HTTPResponder(shot: shot, receivedAt: context.receivedAt, tally: answerTally))
-            if let response = shot.settle(suspend: { suspend(context) }, wake: { [connection = context.connection] in connection.resume() }) {
+            handler.handle(request, responder: HTTPResponder(shot: shot, receivedAt: context.receivedAt, tally: answerTally,
+                                                             answers: answerBudget))
+            if let response = shot.settle(suspend: { suspend(context) }, wake: { [weak self] in self?.answerReady(context) }) {
                 context.response = nil
                 return answer(context, with: response)
             }
@@ -245,6 +279,7 @@ final class ServerCore: @unchecked Sendable {
         guard context.phases.announcesBody, case .receiving = context.phases.phase else { return }
         if case .length(0) = context.phases.framing { return }
         PeerInfo.of(context.connection.pointer)?.phase = .body(context: context)
+        if case .chunked = context.phases.framing { watchChunkLines(of: context) }
     }
 
     /// Writes the handler's answer to `rejection` to the socket itself and cuts the connection
@@ -261,10 +296,16 @@ final class ServerCore: @unchecked Sendable {
 
     /// Queues `response` on the connection (libmicrohttpd copies what it needs).
     private func answer(_ context: RequestContext, with response: HTTPResponse) -> MHD_Result {
+        if let refusal = response.refusal { return answer(context, with: handler.response(for: refusal, head: context.headForRefusal)) }
         context.phases.answered()
         bodyBudget.release(context)
         PeerInfo.of(context.connection.pointer)?.phase = .busy
+        if case .stream = response.body {} else { context.answer = AnswerNote(response) }
         let closing = draining.load(ordering: .relaxed)
+        if let prepared = response.prepared {
+            return MHDResponse.queuePrepared(prepared, status: response.status, headers: response.headers, close: closing,
+                                             on: context.connection.pointer)
+        }
         switch response.body {
         case .bytes where response.status == 304:
             // libmicrohttpd would send `Content-Length: <bytes>`; a 304 may only repeat the 200's.
@@ -282,14 +323,19 @@ final class ServerCore: @unchecked Sendable {
         case .stream(let start):
             let socket = SuspendedStreamSocket(
                 connection: context.connection, socket: PeerInfo.of(context.connection.pointer)?.socket ?? -1,
-                chunked: context.isHTTP11 && !closing && !response.headers.contains(HeaderName.connection), sends: directSends)
-            let stream = ResponseStream(connection: socket,
-                                        maxBufferedBytes: configuration.maxBufferedStreamBytes,
-                                        id: makeID(), requestCut: { [weak self] id in self?.requestCut(of: id) })
+                chunked: context.isHTTP11 && !closing && !response.headers.contains(HeaderName.connection), sends: directSends,
+                pacer: streamPacer)
+            let stream = ResponseStream(connection: socket, maxBufferedBytes: configuration.maxBufferedStreamBytes,
+                                        budget: streamBudget, id: makeID(),
+                                        requestCut: { [weak self] id in self?.requestCut(of: id) })
             registry.withLock { $0.streams[stream.id] = stream }
             let queued = MHDResponse.queueStream(stream, status: response.status, headers: response.headers,
                                                  core: self, on: context.connection.pointer)
-            if queued == .YES, !context.isHead { start(stream) }
+            if queued == .YES, !context.isHead {
+                if socket.socket >= 0 { cmhd_limit_send_buffer(socket.socket, Int32(clamping: configuration.streamSocketBufferBytes)) }
+                watchHangUp(of: stream, socket: socket.socket)
+                start(stream)
+            }
             return queued
         }
     }
@@ -302,15 +348,24 @@ final class ServerCore: @unchecked Sendable {
         waker.wake()
     }
 
+    /// Connections ``cutAbortedStreams()`` shuts down per turn of the event loop. libmicrohttpd
+    /// closes each in its next run, about 20 µs apiece on a debug build with the stream's end
+    /// (its slot, its log line): 1,000 streams cut as too slow at once held one run 20-40 ms.
+    static let cutsPerTurn = 16
+
     /// Workaround ``MHDWorkarounds/cutStalledStreams``: shuts down the sockets of streams aborted
     /// while libmicrohttpd was waiting to send (too slow a reader, a shutdown); it then reads
     /// the error and closes the connection, which ends the stream. On the event-loop thread,
     /// where a stream still registered has a live connection (MHD releases it on this thread).
-    func cutAbortedStreams() {
-        let cut: [ResponseStream] = registry.withLock { registry in
-            guard !registry.cuts.isEmpty else { return [] }
-            defer { registry.cuts.removeAll() }
-            return registry.cuts.compactMap { registry.streams[$0] }
+    /// At most ``cutsPerTurn`` per turn, oldest first; answers whether more wait (the loop then
+    /// runs again at once).
+    @discardableResult
+    func cutAbortedStreams() -> Bool {
+        let (cut, more): ([ResponseStream], Bool) = registry.withLock { registry in
+            guard !registry.cuts.isEmpty else { return ([], false) }
+            let taken = min(registry.cuts.count, Self.cutsPerTurn)
+            defer { registry.cuts.removeFirst(taken) }
+            return (registry.cuts.prefix(taken).compactMap { registry.streams[$0] }, registry.cuts.count > taken)
         }
         for stream in cut {
             let connection: ConnectionHandle
@@ -321,6 +376,7 @@ final class ServerCore: @unchecked Sendable {
             }
             if let peer = PeerInfo.of(connection.pointer), peer.socket >= 0 { cmhd_shutdown_socket(peer.socket) }
         }
+        return more
     }
 
     // MARK: - Deadlines
@@ -328,6 +384,7 @@ final class ServerCore: @unchecked Sendable {
     /// Cuts the connections past their header or body deadline; called by the event loop after
     /// each run of MHD (it checks once a second at most).
     func enforceDeadlines() {
+        refuseLongChunkLines()
         deadlines.check(now: .now) { peer, phase in
             if case .body(let context) = phase, case .receiving = context.phases.phase {
                 // MHD 0.9.75 accepts no response while a body is arriving: the handler's answer
@@ -345,7 +402,7 @@ final class ServerCore: @unchecked Sendable {
 
     /// MHD is done with a request (answered, or the connection failed or closed). On keep-alive
     /// the connection now waits for the next request line, under the header deadline again.
-    func requestCompleted(_ slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>, on connection: OpaquePointer?) {
+    func requestCompleted(_ slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>, on connection: OpaquePointer?, completedOK: Bool) {
         if let connection, let peer = PeerInfo.of(connection) {
             peer.phase = .headers
             peer.request = nil
@@ -354,15 +411,34 @@ final class ServerCore: @unchecked Sendable {
         slot.pointee = nil
         let context = Unmanaged<RequestContext>.fromOpaque(stored).takeRetainedValue()
         // A client that went away while an answer was being made: it has nowhere to go.
+        let lost: AnswerNote? = if let unsent = context.response?.take() {
+            AnswerNote(unsent)  // made, never handed to libmicrohttpd
+        } else if let answer = context.answer, !completedOK, !context.answerDelivered {
+            answer  // handed to it, and not sent whole
+        } else {
+            nil
+        }
         context.response?.drop()
         context.admission?.drop()
+        if let lost {
+            // The one place the handler hears of it, so that its log does not end at the status
+            // it answered: the connection failed or closed before the answer went out.
+            handler.answerUndelivered(status: lost.status, headers: lost.headers, head: context.headForRefusal)
+        }
         _ = registry.withLock { $0.waiting.removeValue(forKey: ObjectIdentifier(context)) }
+        chunkedUploads[ObjectIdentifier(context)] = nil
         bodyBudget.release(context)
         requestsInFlight.subtract(1, ordering: .relaxed)
     }
 
     func streamReleased(_ stream: ResponseStream) {
-        _ = registry.withLock { $0.streams.removeValue(forKey: stream.id) }
+        let watched = registry.withLock { registry in
+            registry.streams.removeValue(forKey: stream.id)
+            return registry.watched.removeValue(forKey: stream.id)
+        }
+        // Before libmicrohttpd closes the socket (it releases the response first): the watch
+        // cannot outlive the connection into another one with the same descriptor.
+        if case .stream(_, let socket)? = watched { socketWatch.unwatch(socket) }
         stream.terminated()
     }
 
@@ -384,5 +460,7 @@ final class ServerCore: @unchecked Sendable {
             _ = request.admission?.fulfil(.answer(refusal))
         }
         for stream in streams { stream.abort(.serverShutdown) }
+        abandoningSocketAnswers.store(true, ordering: .relaxed)
+        waker.wake()
     }
 }

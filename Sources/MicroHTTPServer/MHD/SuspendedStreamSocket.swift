@@ -30,9 +30,17 @@ struct SuspendedStreamSocket: StreamConnection {
     let chunked: Bool
     /// Counts the pieces sent directly (``HTTPServer/directStreamSends``).
     let sends: DirectSendCount
+    /// Where the resume waits for its turn of the event loop (``StreamPacer``).
+    let pacer: StreamPacer
 
     func suspend() { connection.suspend() }
-    func resume() { connection.resume() }
+
+    /// The connection is resumed by the event loop, in a coming turn, with at most as many
+    /// others as the turn sends pieces.
+    func resume() {
+        pacer.resumeSoon(connection)
+        connection.waker.wake()
+    }
 
     /// The largest piece sent directly: well under the smallest send buffer Linux gives a TCP socket.
     static let maxDirectBytes = 4_000

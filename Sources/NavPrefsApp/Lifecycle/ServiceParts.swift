@@ -48,6 +48,15 @@ struct AuthenticationPart: ServicePart {
     func stop() async {}
 }
 
+/// The threads of requests whose bodies are too large for the event loop: stopped after the HTTP
+/// server (every request handed to them is answered) and before the store.
+struct LargeWorkPart: ServicePart {
+    let api: NavPrefsAPI
+    var name: String { "large work" }
+    func start() async throws { api.startLargeWork() }
+    func stop() async { await waitOffThePool { [api] in api.stopLargeWork() } }
+}
+
 /// Event delivery: the store's committed events to the streams, and heartbeats.
 struct EventDeliveryPart: ServicePart {
     let api: NavPrefsAPI

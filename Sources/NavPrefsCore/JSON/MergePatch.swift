@@ -11,11 +11,9 @@ public enum MergePatch {
     /// value stored) or the result after (a top-level `null` patch removes the value).
     public static func apply(_ patch: JSONValue, to target: JSONValue?) -> JSONValue? {
         guard case .object(let members) = patch else { return patch == .null ? nil : patch }
-        var merged: JSONObject = if case .object(let object)? = target { object } else { JSONObject() }
-        for member in members {
-            // A null member removes; anything else merges into what the target holds under its name.
-            merged[member.key] = member.value == .null ? nil : apply(member.value, to: merged[member.key])
-        }
-        return .object(merged)
+        let base: JSONObject = if case .object(let object)? = target { object } else { JSONObject() }
+        // A null member removes; anything else merges into what the target holds under its name.
+        // One pass over both objects, however many members either has.
+        return .object(base.merging(members) { current, given in given == .null ? nil : apply(given, to: current) })
     }
 }

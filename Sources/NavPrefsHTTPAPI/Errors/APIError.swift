@@ -114,12 +114,18 @@ extension APIError {
                       extensions: ["limit": .integer(Int64(limit))])
         case .bodyBufferFull:
             self.init(.serverBusy, "The server holds as many request bodies as it may; retry shortly.", headers: [(HeaderName.retryAfter, "1")])
+        case .answerBufferFull:
+            self.init(.serverBusy, "The server holds as many large answers, unread by their clients, as it may; retry shortly.",
+                      headers: [(HeaderName.retryAfter, "1")])
         case .shuttingDown:
             self.init(.shuttingDown, "The server is shutting down; retry on another instance.", headers: [(HeaderName.retryAfter, "1")])
         case .invalidHost:
             self.init(.invalidHost, "A request carries exactly one Host field (HTTP/1.0 may carry none), naming a host and optionally a port; RFC 9112 §3.2.")
         case .malformedChunkedBody:
             self.init(.badFraming, "The chunked body is malformed (a chunk size that is not hexadecimal, or a missing line end); RFC 9112 §7.1.")
+        case .chunkLineTooLong(let limit):
+            self.init(.badFraming, "A chunk's size line, with its extensions, is limited to about \(limit) bytes; RFC 9112 §7.1.1.",
+                      extensions: ["limit": .integer(Int64(limit))])
         case .httpVersionNotSupported:
             self.init(.httpVersionNotSupported, "This server speaks HTTP/1.0 and HTTP/1.1.")
         }
@@ -154,7 +160,10 @@ extension APIError {
     /// when it only nests deeper than the parser goes (about 2,048 levels, far beyond what a
     /// value may).
     init(unparsableBody error: JSONParseError) {
-        if error.message.contains("maximum parsing depth") {
+        if let limit = error.exceededMemberLimit {
+            self.init(.invalidBody, "The body has an object of more than \(limit) members; no value this service stores has that many.",
+                      extensions: ["limit": .integer(Int64(limit))])
+        } else if error.message.contains("maximum parsing depth") {
             self = .nestedTooDeeply("The body nests deeper than the parser reads (\(error))")
         } else {
             self.init(.malformedJSON, "The body is not valid JSON: \(error).")

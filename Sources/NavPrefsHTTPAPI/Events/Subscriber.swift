@@ -77,7 +77,7 @@ final class Subscriber: Sendable {
                 for (event, frame) in events where event.id > state.lastID {
                     state.lastID = event.id
                     guard wants(event) else { continue }
-                    if !stream.write(frame) { state.phase = .closed; return written }
+                    if !stream.write(frame, tag: event.id) { state.phase = .closed; return written }
                     written += 1
                 }
                 return written
@@ -99,20 +99,34 @@ final class Subscriber: Sendable {
     /// many of those it wrote.
     @discardableResult
     func attach(_ stream: ResponseStream, opening: [UInt8], lastID: Int64) -> Int {
-        state.withLock { state in
+        let profile = self.profile
+        stream.onOverflow { lastTag in Self.overflowReset(profile: profile, after: lastTag) }
+        return state.withLock { state in
             guard case .starting(let pending) = state.phase else { return 0 }
             state.lastID = lastID
-            guard stream.write(opening) else { state.phase = .closed; return 0 }
+            guard stream.write(opening, tag: lastID) else { state.phase = .closed; return 0 }
             state.phase = .live(stream: stream)
             var written = 0
             for event in pending where event.id > state.lastID {
                 state.lastID = event.id
                 guard wants(event) else { continue }
-                if !stream.write(SSEFrame.event(event)) { state.phase = .closed; return written }
+                if !stream.write(SSEFrame.event(event), tag: event.id) { state.phase = .closed; return written }
                 written += 1
             }
             return written
         }
+    }
+
+    /// What stands for the events a stream gave up when they would not fit its buffer, or the
+    /// server's total for all streams (E-3): a `reset` whose id is the newest event given up, so
+    /// the client reads the state again and goes on after it, on the same stream.
+    static func overflowReset(profile: ProfileName, after id: Int64) -> [UInt8] {
+        var data = JSONObjectBuilder()
+        data.add("profile", profile.rawValue)
+        data.add("reason", ReplayPlan.ResetReason.tooFarBehind.rawValue)
+        data.add("latest", id)
+        data.add("action", "refetch the profile's state; events continue after this one")
+        return SSEFrame.control(.reset, data: data.json, id: id)
     }
 
     /// Writes a heartbeat comment if nothing was written for `idle` nanoseconds; `false` once

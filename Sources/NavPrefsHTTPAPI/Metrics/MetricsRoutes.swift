@@ -24,6 +24,10 @@ struct MetricsRoutes: RouteCollection {
     let profileQuotaBytes: Int
     /// The bound on every profile's event log (`--event-retention-bytes`), 0 for none.
     let eventLogMaxBytes: Int
+    let transport: TransportGauges
+    let largeWork: LargeWorkLane
+    let loopBodyBytes: Int
+    let loopReadBytes: Int
 
     var routes: [Route] {
         [Route(.get, "/metrics", .admin, .reads) { _ throws(APIError) in
@@ -75,6 +79,40 @@ struct MetricsRoutes: RouteCollection {
         out.sample("navprefs_sse_subscribers", hub.subscriberCount)
         out.family("navprefs_sse_events_sent_total", "counter", "Events written to event streams (replayed and live).")
         out.sample("navprefs_sse_events_sent_total", hub.eventsSent)
+        let (streams, answers) = transport.budgets.withLock { $0 }
+        if let budget = streams {
+            out.family("navprefs_sse_buffered_bytes", "gauge", "Bytes event streams hold unsent now.")
+            out.sample("navprefs_sse_buffered_bytes", budget.held)
+            out.family("navprefs_sse_buffer_total_limit_bytes", "gauge",
+                       "Bytes all event streams may hold unsent (--sse-buffer-total-bytes); past it the fullest get a reset.")
+            out.sample("navprefs_sse_buffer_total_limit_bytes", budget.limit)
+            out.family("navprefs_sse_stream_buffer_limit_bytes", "gauge", "Bytes one event stream may hold unsent (--sse-stream-buffer-bytes).")
+            out.sample("navprefs_sse_stream_buffer_limit_bytes", budget.perStreamLimit)
+            out.family("navprefs_sse_socket_buffer_bytes", "gauge",
+                       "The send buffer of each event stream's socket (--sse-socket-buffer-bytes; the kernel reserves twice it; 0: no sockets).")
+            out.sample("navprefs_sse_socket_buffer_bytes", budget.socketBufferBytes)
+            out.family("navprefs_sse_overflow_resets_total", "counter",
+                       "Event streams whose unsent events gave way to a reset (their buffer or the total was full); they went on.")
+            out.sample("navprefs_sse_overflow_resets_total", budget.replacements)
+            out.family("navprefs_sse_streams_cut_total", "counter", "Event streams closed as too slow: still full at their next reset, having read nothing.")
+            out.sample("navprefs_sse_streams_cut_total", budget.cuts)
+        }
+
+        if let answers {
+            out.family("navprefs_http_large_answer_bytes", "gauge",
+                       "Bytes of large answers (256 KiB or more) held until their clients read them.")
+            out.sample("navprefs_http_large_answer_bytes", answers.held)
+            out.family("navprefs_http_large_answer_limit_bytes", "gauge", "Bytes large answers may hold together (--max-buffered-answer-bytes).")
+            out.sample("navprefs_http_large_answer_limit_bytes", answers.limit)
+            out.family("navprefs_http_large_answers_refused_total", "counter", "Large answers replaced by 503 because the ones held filled the limit.")
+            out.sample("navprefs_http_large_answers_refused_total", answers.refused)
+        }
+        out.family("navprefs_loop_body_limit_bytes", "gauge", "Bodies larger than this are handled off the event loop (--loop-body-bytes).")
+        out.sample("navprefs_loop_body_limit_bytes", loopBodyBytes)
+        out.family("navprefs_loop_read_limit_bytes", "gauge", "Bytes a read may take on the event loop before a reader takes it over (--loop-read-bytes; 0: the store never reads there).")
+        out.sample("navprefs_loop_read_limit_bytes", loopReadBytes)
+        out.family("navprefs_large_bodies_total", "counter", "Requests whose bodies were handled off the event loop (--loop-body-bytes).")
+        out.sample("navprefs_large_bodies_total", largeWork.largeBodies)
 
         out.family("navprefs_store_errors_total", "counter", "Store operations that failed, by kind.")
         for kind in ["unavailable", "corrupted", "internal", "closed"] {
@@ -103,4 +141,10 @@ struct MetricsRoutes: RouteCollection {
         headers.add(HeaderName.cacheControl, "no-store")
         return HTTPResponse(status: 200, headers: headers, bytes: Array(out.text.utf8))
     }
+}
+
+/// Where `/metrics` reads what the transport holds: set once the server exists
+/// (``NavPrefsAPI/reportTransport(streams:answers:)``).
+final class TransportGauges: Sendable {
+    let budgets = Mutex<(streams: StreamBudget?, answers: AnswerBudget?)>((nil, nil))
 }

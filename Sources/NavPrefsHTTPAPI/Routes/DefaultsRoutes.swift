@@ -14,6 +14,8 @@ import NavPrefsStore
 struct DefaultsRoutes: RouteCollection {
     let store: any Store
     let limits: PreferenceLimits
+    /// Where a write's answer (every default of the profile) is rendered.
+    let lane: LargeWorkLane
 
     static let resource = "/v1/profiles/{profile}/defaults"
 
@@ -27,7 +29,7 @@ struct DefaultsRoutes: RouteCollection {
 
     private func read(_ request: APIRequest) throws(APIError) -> APIResult {
         let profile = try request.profile()
-        return .reading(.defaults(of: profile), from: store) { defaults in
+        return .reading(.defaults(of: profile), from: store, version: (.defaultsVersion(of: profile), request.http)) { defaults in
             JSONResponse.make(Self.body(defaults), version: defaults.version, request: request.http)
         }
     }
@@ -56,7 +58,7 @@ struct DefaultsRoutes: RouteCollection {
         } catch {
             throw APIError(error)
         }
-        return try IdempotentWrites.run(request, profile: profile, store: store, write) { change in
+        return try IdempotentWrites.run(request, profile: profile, store: store, write, renderOn: lane) { change in
             var body = Self.body(change.state)
             body.add("eventId", change.eventID)
             return JSONResponse.make(body, version: change.state.version)

@@ -14,6 +14,8 @@ import NavPrefsStore
 struct PreferenceRoutes: RouteCollection {
     let store: any Store
     let limits: PreferenceLimits
+    /// Where a `PATCH`'s answer (every value of the profile) is rendered.
+    let lane: LargeWorkLane
 
     static let collection = "/v1/profiles/{profile}/preferences"
     static let item = collection + "/{key}"
@@ -35,7 +37,7 @@ struct PreferenceRoutes: RouteCollection {
 
     private func list(_ request: APIRequest) throws(APIError) -> APIResult {
         let profile = try request.profile()
-        return .reading(.preferences(of: profile), from: store) { snapshot in
+        return .reading(.preferences(of: profile), from: store, version: (.preferencesVersion(of: profile), request.http)) { snapshot in
             JSONResponse.make(Self.body(snapshot), version: snapshot.version, request: request.http)
         }
     }
@@ -65,31 +67,36 @@ struct PreferenceRoutes: RouteCollection {
         } catch {
             throw APIError(error)
         }
-        return try IdempotentWrites.run(request, profile: profile, store: store, write) { change in
+        return try IdempotentWrites.run(request, profile: profile, store: store, write, renderOn: lane) { change in
             JSONResponse.make(Self.body(change), version: change.version)
         }
     }
 
     /// What a `PATCH` changed, key by key as its events say it, and the whole set's version:
-    /// never the profile's values, so the answer grows with the patch, not with the profile.
+    /// never the profile's values, so the answer grows with the patch, not with the profile. A
+    /// value set is the text the store holds, as it is (rendered off the writer, never decoded).
     static func body(_ change: PreferencesChange) -> JSONObjectBuilder {
         var body = JSONObjectBuilder()
         body.add("profile", change.profile.rawValue)
-        body.add("changes", JSONValue.array(change.changes.map { change in
-            var entry: JSONObject = ["key": .string(change.key.rawValue)]
+        var changes = "["
+        for (index, change) in change.changes.enumerated() {
+            if index > 0 { changes += "," }
+            var entry = JSONObjectBuilder()
+            entry.add("key", change.key.rawValue)
             switch change.kind {
-            case .set(let value):
-                entry["value"] = value
+            case .set(let json):
+                entry.add("value", json: json)
             case .merged(let patch, let from):
-                entry["patch"] = patch
-                entry["from"] = .integer(from.rawValue)
+                entry.add("patch", patch)
+                entry.add("from", from.rawValue)
             case .removed(let source):
-                entry["removed"] = .bool(true)
-                entry["source"] = .string(source.rawValue)
+                entry.add("removed", true)
+                entry.add("source", source.rawValue)
             }
-            entry["version"] = .integer(change.version.rawValue)
-            return .object(entry)
-        }))
+            entry.add("version", change.version.rawValue)
+            changes += entry.json
+        }
+        body.add("changes", json: changes + "]")
         body.add("version", change.version.rawValue)
         if let last = change.eventIDs.last { body.add("eventId", last) } else { body.addNull("eventId") }
         body.add("eventIds", JSONValue.array(change.eventIDs.map(JSONValue.integer)))
@@ -293,5 +300,26 @@ enum JSONResponse {
         }
         headers.add(HeaderName.contentType, "application/json")
         return HTTPResponse(status: 200, headers: headers, bytes: Array((json + "\n").utf8))
+    }
+
+    /// The answer to a conditional request or a `HEAD` from the resource's version alone (read
+    /// on the calling thread), when that is all it needs: 304 for a matching `If-None-Match`,
+    /// the 200's head for `HEAD`; `nil` when the data must be read (or the version could not be
+    /// read here).
+    static func fromVersion(_ read: StoreRead<Version>, of store: any LoopReading, for request: HTTPRequest) -> Result<HTTPResponse, StoreError>? {
+        let isHead = request.method == HTTPMethod.head.rawValue
+        guard isHead || request.headers.contains(HeaderName.ifNoneMatch) else { return nil }
+        guard case .done(let result) = store.performHere(read) else { return nil }
+        let version: Version
+        switch result {
+        case .success(let read): version = read
+        case .failure(let error): return .failure(error)
+        }
+        var headers = HTTPHeaders(reservingCapacity: 6)
+        headers.add(HeaderName.eTag, ETag.format(version))
+        if ETag.noneMatchHits(request.headers, version) { return .success(.notModified(headers: headers, representationLength: nil)) }
+        guard isHead else { return nil }
+        headers.add(HeaderName.contentType, "application/json")
+        return .success(HTTPResponse(status: 200, headers: headers, body: .omitted(representationLength: nil)))
     }
 }

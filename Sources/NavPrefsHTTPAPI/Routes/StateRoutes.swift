@@ -19,7 +19,7 @@ struct StateRoutes: RouteCollection {
 
     private func read(_ request: APIRequest) throws(APIError) -> APIResult {
         let profile = try request.profile()
-        return .reading(.state(of: profile), from: store) { state in
+        return .reading(.state(of: profile), from: store, version: (.lastEventID(of: profile), request.http)) { state in
             JSONResponse.make(Self.body(state), version: Version(state.lastEventID), request: request.http)
         }
     }

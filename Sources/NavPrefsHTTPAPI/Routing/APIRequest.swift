@@ -61,11 +61,30 @@ public enum APIResult: Sendable {
 }
 
 extension APIResult {
-    /// A read through ``Store/perform(_:completion:)``: answered on the event loop, before the
-    /// handler returns, when the store reads there (SQLite); else from the thread that read
-    /// (a PostgreSQL pool thread). No task either way.
+    /// A read answered on the event loop, before the handler returns, when the store reads
+    /// there (SQLite) and it is small (``LoopReading/performHere(_:)``); else from the store's own
+    /// thread that read it (a reader, a PostgreSQL pool thread), which also renders the answer.
+    /// No task either way.
+    ///
+    /// A read too large for the loop, asked for with `If-None-Match` or by `HEAD`, is answered
+    /// from `version` alone when that is enough: a 304 when the tag matches, the head of the 200
+    /// for `HEAD`, both without a `Content-Length` (it would take the read to know it).
     static func reading<Value: Sendable>(_ read: StoreRead<Value>, from store: any Store,
+                                         version: (read: StoreRead<Version>, request: HTTPRequest)? = nil,
                                          _ respond: @escaping @Sendable (Value) -> HTTPResponse) -> APIResult {
-        .pending { reply in store.perform(read) { reply($0.map(respond)) } }
+        .pending { reply in
+            guard let store = store as? any LoopReading else { return store.perform(read) { reply($0.map(respond)) } }
+            switch store.performHere(read) {
+            case .done(let result):
+                reply(result.map(respond))
+            case .tooLarge:
+                if let version, let answer = JSONResponse.fromVersion(version.read, of: store, for: version.request) {
+                    return reply(answer)
+                }
+                store.performLarge(read) { reply($0.map(respond)) }
+            case .notHere:
+                store.performElsewhere(read) { reply($0.map(respond)) }
+            }
+        }
     }
 }

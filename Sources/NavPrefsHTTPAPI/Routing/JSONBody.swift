@@ -15,12 +15,7 @@ enum JSONBody {
             return nil
         }
         try requireJSONContentType(request.headers[HeaderName.contentType])
-        let value: JSONValue
-        do {
-            value = try JSONValue.parse(request.body)
-        } catch {
-            throw APIError(unparsableBody: error)
-        }
+        let value = try parse(request.body)
         guard case .object(let object) = value else {
             throw APIError(.invalidBody, "The body must be a JSON object, not \(value.typeName).", extensions: ["pointer": .string("")])
         }
@@ -40,17 +35,21 @@ enum JSONBody {
             throw APIError(.invalidBody, "This operation needs a JSON Merge Patch: an object of key to new value, null to remove.")
         }
         try requireJSONContentType(request.headers[HeaderName.contentType])
-        let value: JSONValue
-        do {
-            value = try JSONValue.parse(request.body)
-        } catch {
-            throw APIError(unparsableBody: error)
-        }
+        let value = try parse(request.body)
         guard case .object(let object) = value else {
             throw APIError(.invalidBody, "A merge patch here is an object of key to new value, not \(value.typeName).",
                            extensions: ["pointer": .string("")])
         }
         return object
+    }
+
+    /// The body as JSON, or the problem that says why not (``APIError/init(unparsableBody:)``).
+    static func parse(_ body: [UInt8]) throws(APIError) -> JSONValue {
+        do {
+            return try JSONValue.parse(body)
+        } catch {
+            throw APIError(unparsableBody: error)
+        }
     }
 
     /// A member name as a JSON Pointer token (RFC 6901: `~` and `/` become `~0` and `~1`).

@@ -70,6 +70,13 @@ extension StoreStatement {
             ON CONFLICT (profile, key) DO UPDATE SET value = excluded.value, version = excluded.version,
                 changed_at = excluded.changed_at, author = excluded.author
             """
+        case .upsertPreference:
+            """
+            INSERT INTO preferences (profile, key, value, version, changed_at, author)
+            VALUES ($1, $2, $3, $4, \(dialect.now), CAST($5 AS TEXT))
+            ON CONFLICT (profile, key) DO UPDATE SET value = excluded.value, version = excluded.version,
+                changed_at = excluded.changed_at, author = excluded.author
+            """
         case .tombstonePreferences:
             """
             UPDATE preferences SET value = NULL, version = $3, changed_at = \(dialect.now), author = CAST($4 AS TEXT)

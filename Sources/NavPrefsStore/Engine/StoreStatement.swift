@@ -22,6 +22,10 @@ public enum StoreStatement: Sendable, Hashable, CaseIterable {
     /// (profile, keys: texts, values: texts of JSON, version, author JSON or NULL): stores each
     /// value under its key, changed now by the author.
     case upsertPreferences
+    /// (profile, key, value: JSON text, version, author JSON or NULL): stores one value under its
+    /// key, changed now by the author, bound as it is: no list is encoded around a large value and
+    /// taken apart again, on the store's one writer.
+    case upsertPreference
     /// (profile, keys: texts, version, author JSON or NULL): removes the stored values, leaving
     /// tombstones that carry the removal's version, time and author.
     case tombstonePreferences

@@ -18,6 +18,17 @@ public struct StoreWrite<Value: Sendable>: Sendable {
     /// quota in their transaction (``StoreLimits/profileQuotaBytes``); the counter, the font
     /// and deletions hold a fixed size or less, and skip the check (the counter is the hot path).
     let growsStorage: Bool
+    /// What the write carries, in bytes (its request's body): a store with one writer commits
+    /// the heavy ones apart from the light ones, so that one profile's large writes do not hold
+    /// another profile's small one back (``weighing(_:)``; 0: light).
+    private(set) var weight = 0
+
+    /// This write, weighing `bytes` (what its request carried).
+    public func weighing(_ bytes: Int) -> StoreWrite {
+        var weighed = self
+        weighed.weight = bytes
+        return weighed
+    }
 
     init(of profile: ProfileName, growsStorage: Bool = true,
          _ steps: @escaping @Sendable (any StoreTransaction, StoreLimits) throws -> WriteOutcome<Value>) {
@@ -31,12 +42,15 @@ extension StoreWrite {
     /// The same write, made by `author`: its steps see the author on their transaction
     /// (``StoreTransaction/author``), which records it in the write's events and beside the
     /// values it stores, in the write's own transaction. The steps themselves are unchanged, so
-    /// whichever way a store runs writes (alone, grouped, under an idempotency key) runs this one.
+    /// whichever way a store runs writes (alone, grouped, under an idempotency key) runs this one,
+    /// with the same weight.
     public func by(_ author: ChangeAuthor) -> StoreWrite {
         let steps = self.steps
-        return StoreWrite(of: profile, growsStorage: growsStorage) { transaction, limits in
+        var authored = StoreWrite(of: profile, growsStorage: growsStorage) { transaction, limits in
             try steps(AuthoredTransaction(base: transaction, author: author), limits)
         }
+        authored.weight = weight
+        return authored
     }
 }
 

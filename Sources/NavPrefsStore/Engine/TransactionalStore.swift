@@ -3,7 +3,7 @@ public import NavPrefsCore
 /// A ``Store`` that runs the one store algorithm (the `Operations` folder) on transactions of its
 /// SQL dialect. A dialect target provides how to run a read and a write on its connections; every
 /// operation of ``Store`` is then written once, in the extensions of this protocol.
-public protocol TransactionalStore: Store {
+public protocol TransactionalStore: LoopReading {
     /// Bounds the algorithm enforces.
     var limits: StoreLimits { get }
 
@@ -13,6 +13,12 @@ public protocol TransactionalStore: Store {
     /// twice when a connection is lost: reads are safe to repeat.
     func read<Value: Sendable>(snapshot: Bool, _ body: @escaping @Sendable (any StoreTransaction) throws -> Value,
                                completion: @escaping StoreCompletion<Value>)
+
+    /// ``read(snapshot:_:completion:)`` for a read too large for the event loop
+    /// (``LoopReading/performLarge(_:completion:)``): below the loop's priority where the store has
+    /// threads for that; as any read where it has not.
+    func readLarge<Value: Sendable>(snapshot: Bool, _ body: @escaping @Sendable (any StoreTransaction) throws -> Value,
+                                    completion: @escaping StoreCompletion<Value>)
 
     /// Runs `body` in a write transaction and calls `completion` with the outcome's value once
     /// the transaction has committed at the store's durability, after the outcome's events
@@ -27,11 +33,19 @@ public protocol TransactionalStore: Store {
     func write<Value: Sendable>(changing profile: ProfileName?, _ body: @escaping @Sendable (any StoreTransaction) throws -> WriteOutcome<Value>,
                                 completion: @escaping StoreCompletion<Value>)
 
+    /// ``write(changing:_:completion:)`` for a write that carries `weight` bytes: a store with
+    /// one writer keeps heavy writes from holding light ones back (SQLite's writer); the others
+    /// need not care.
+    func write<Value: Sendable>(changing profile: ProfileName?, weight: Int,
+                                _ body: @escaping @Sendable (any StoreTransaction) throws -> WriteOutcome<Value>,
+                                completion: @escaping StoreCompletion<Value>)
+
     /// Runs `body` on the calling thread, if the store can without waiting for another thread
-    /// or a lock; `nil` when it cannot (the caller then reads with
-    /// ``read(snapshot:_:completion:)``). For the event loop: SQLite reads its own file in
-    /// microseconds; a PostgreSQL read is a network round trip, so that store answers `nil`.
-    func readHere<Value: Sendable>(snapshot: Bool, _ body: (any StoreTransaction) throws -> Value) -> Result<Value, StoreError>?
+    /// or a lock, and within the bytes that thread may read (``HereRead``); otherwise the
+    /// caller reads with ``read(snapshot:_:completion:)``. For the event loop: SQLite reads a few
+    /// rows of its own file in microseconds; a PostgreSQL read is a network round trip, so that
+    /// store answers `.notHere`.
+    func tryReadHere<Value: Sendable>(snapshot: Bool, _ body: (any StoreTransaction) throws -> Value) -> HereRead<Value>
 
     /// ``read(snapshot:_:completion:)`` where only the primary database may answer (see
     /// ``StoreRead/needsPrimary``); a store without standbys reads as always.
@@ -40,9 +54,21 @@ public protocol TransactionalStore: Store {
 }
 
 extension TransactionalStore {
+    public func write<Value: Sendable>(changing profile: ProfileName?, weight: Int,
+                                       _ body: @escaping @Sendable (any StoreTransaction) throws -> WriteOutcome<Value>,
+                                       completion: @escaping StoreCompletion<Value>) {
+        write(changing: profile, body, completion: completion)
+    }
+
     /// No store reads on the caller's thread unless it says how.
+    public func tryReadHere<Value: Sendable>(snapshot: Bool, _ body: (any StoreTransaction) throws -> Value) -> HereRead<Value> {
+        .notHere
+    }
+
+    /// ``tryReadHere(snapshot:_:)``'s value, or `nil` when the read belongs elsewhere.
     public func readHere<Value: Sendable>(snapshot: Bool, _ body: (any StoreTransaction) throws -> Value) -> Result<Value, StoreError>? {
-        nil
+        if case .done(let result) = tryReadHere(snapshot: snapshot, body) { return result }
+        return nil
     }
 
     /// A store without standbys: every database it reads is the primary.
@@ -55,6 +81,25 @@ extension TransactionalStore {
         if let result = readHere(snapshot: read.snapshot, read.body) { return completion(result) }
         if read.needsPrimary { return readFromPrimary(snapshot: read.snapshot, read.body, completion: completion) }
         self.read(snapshot: read.snapshot, read.body, completion: completion)
+    }
+
+    public func performHere<Value: Sendable>(_ read: StoreRead<Value>) -> HereRead<Value> {
+        tryReadHere(snapshot: read.snapshot, read.body)
+    }
+
+    public func performElsewhere<Value: Sendable>(_ read: StoreRead<Value>, completion: @escaping StoreCompletion<Value>) {
+        if read.needsPrimary { return readFromPrimary(snapshot: read.snapshot, read.body, completion: completion) }
+        self.read(snapshot: read.snapshot, read.body, completion: completion)
+    }
+
+    public func performLarge<Value: Sendable>(_ read: StoreRead<Value>, completion: @escaping StoreCompletion<Value>) {
+        readLarge(snapshot: read.snapshot, read.body, completion: completion)
+    }
+
+    /// A store without threads of lower priority reads a large read as any other.
+    public func readLarge<Value: Sendable>(snapshot: Bool, _ body: @escaping @Sendable (any StoreTransaction) throws -> Value,
+                                           completion: @escaping StoreCompletion<Value>) {
+        read(snapshot: snapshot, body, completion: completion)
     }
 
     /// A read built as a value, on the store's readers.

@@ -11,6 +11,9 @@ extension StoreWrite where Value == PreferenceChange {
     public static func setPreference(_ value: JSONValue, for key: PreferenceKey, of profile: ProfileName,
                                      if precondition: WritePrecondition?) throws(StoreError) -> StoreWrite {
         let stored = try Steps.storedValue(value, for: key)
+        // Encoded here, where the write is made (off the event loop for a large body), not on
+        // the store's one writer.
+        let text = stored.jsonText
         return StoreWrite(of: profile) { transaction, limits in
             let limit = limits.maxPreferencesPerProfile
             guard let claim = try transaction.claimEventID(of: profile, creating: true, touchingPreferences: true),
@@ -18,7 +21,8 @@ extension StoreWrite where Value == PreferenceChange {
             else { throw StoreError.internal(reason: "a profile created in this transaction is missing") }
             try Steps.check(precondition, against: before.version)
             if before.stored == nil { try PreferenceSteps.checkRoom(for: 1, of: profile, limit: limit, in: transaction) }
-            let after = try PreferenceSteps.store(stored, under: key, before: before, id: claim.eventID, of: profile, in: transaction)
+            let after = try PreferenceSteps.store(stored, text: text, under: key, before: before, id: claim.eventID, of: profile,
+                                                  in: transaction)
             return WriteOutcome(PreferenceChange(slot: after.slot, eventID: claim.eventID, created: before.source == .absent),
                                 events: [after.event], counterView: PreferenceSteps.counterView(afterChanging: [after.slot], of: profile))
         }
@@ -58,9 +62,17 @@ extension StoreWrite where Value == PreferencesChange {
     public static func updatePreferences(_ changes: [PreferenceUpdate], of profile: ProfileName, if precondition: WritePrecondition?,
                                          maxValueBytes: Int = PreferenceUpdate.defaultMaxValueBytes)
         throws(StoreError) -> StoreWrite {
-        var updates: [(key: PreferenceKey, stored: JSONValue?)] = []
+        // A value that is no object is stored as it is (a merge replaces with it): its text is
+        // encoded here, where the write is made (off the event loop for a large body), not on
+        // the store's one writer. An object may merge into what the key holds, known there only.
+        var updates: [(key: PreferenceKey, stored: JSONValue?, text: String?)] = []
         for change in changes {
-            updates.append((change.key, try change.value.map { value throws(StoreError) in try Steps.storedValue(value, for: change.key) }))
+            let stored = try change.value.map { value throws(StoreError) in try Steps.storedValue(value, for: change.key) }
+            let text: String? = switch stored {
+            case .object?, nil: nil
+            case let value?: value.jsonText
+            }
+            updates.append((change.key, stored, text))
         }
         return StoreWrite(of: profile) { [updates] transaction, limits in
             let (limit, kept) = (limits.maxPreferencesPerProfile, limits.keptTombstones)
@@ -89,9 +101,10 @@ extension StoreWrite where Value == PreferencesChange {
                     // An object merged into the object readers saw: the change is the patch, which
                     // may be a few bytes of a value of 64 KiB.
                     let patched = PreferenceSteps.mergedInto(slot, patch: update.stored)
-                    after = try PreferenceSteps.store(value, under: update.key, before: slot, id: claim.eventID, patched: patched,
-                                                      of: profile, in: transaction)
-                    kind = patched.map { .merged(patch: $0.patch, from: $0.from) } ?? .set(value)
+                    let stored = try PreferenceSteps.store(value, text: update.text, under: update.key, before: slot, id: claim.eventID,
+                                                           patched: patched, of: profile, in: transaction)
+                    after = (stored.slot, stored.event)
+                    kind = patched.map { .merged(patch: $0.patch, from: $0.from) } ?? .set(json: stored.text)
                 } else {
                     after = try PreferenceSteps.remove(update.key, before: slot, id: claim.eventID, kept: kept, of: profile, in: transaction)
                     kind = .removed(after.slot.source)
@@ -131,11 +144,13 @@ enum PreferenceSteps {
     }
 
     /// Stores `value` under `key` with version `id` and logs the event of the key's view: the
-    /// value, or the patch that made it when `patched` (``mergedInto(_:patch:)``).
-    static func store(_ value: JSONValue, under key: PreferenceKey, before: PreferenceSlot, id: Int64,
+    /// value, or the patch that made it when `patched` (``mergedInto(_:patch:)``). `text` is the
+    /// value's JSON text when the caller has it already. Returns the text as stored too.
+    static func store(_ value: JSONValue, text: String? = nil, under key: PreferenceKey, before: PreferenceSlot, id: Int64,
                       patched: (patch: JSONValue, from: Version)? = nil, of profile: ProfileName,
-                      in transaction: any StoreTransaction) throws -> (slot: PreferenceSlot, event: LoggedEvent) {
-        try transaction.run(.upsertPreferences, .text(profile.rawValue), .texts([key.rawValue]), .texts([value.jsonText]), .integer(id),
+                      in transaction: any StoreTransaction) throws -> (slot: PreferenceSlot, event: LoggedEvent, text: String) {
+        let text = text ?? value.jsonText
+        try transaction.run(.upsertPreference, .text(profile.rawValue), .text(key.rawValue), .text(text), .integer(id),
                             transaction.authorValue)
         let after = PreferenceSlot(key: key, stored: .init(value: value, version: Version(id)),
                                    registered: before.registered, defaultsVersion: before.defaultsVersion)
@@ -144,7 +159,7 @@ enum PreferenceSteps {
         } else {
             try Steps.event(forChangeOf: after, removed: false, profile: profile, in: transaction)
         }
-        return (after, try Steps.log(event, id: id, for: profile, in: transaction))
+        return (after, try Steps.log(event, id: id, for: profile, in: transaction), text)
     }
 
     /// Leaves a tombstone with version `id` under `key` and logs the event of the key's view.

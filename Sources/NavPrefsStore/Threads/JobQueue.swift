@@ -62,6 +62,18 @@ package final class JobQueue<Job>: @unchecked Sendable {
         return taken
     }
 
+    /// Takes up to `limit` jobs queued now, without waiting (an empty slice when none is); `nil`
+    /// once closed and empty.
+    package func takeQueued(upTo limit: Int) -> ArraySlice<Job>? {
+        condition.lock()
+        defer { condition.unlock() }
+        guard !jobs.isEmpty else { return closed ? nil : [] }
+        let count = min(limit, jobs.count)
+        let taken = jobs[..<count]
+        jobs.removeFirst(count)
+        return taken
+    }
+
     /// Refuses new jobs; workers finish what is queued, then `take` returns `nil`.
     package func close() {
         condition.lock()
@@ -134,4 +146,17 @@ package func runOffThePool<Value: Sendable>(_ body: @escaping @Sendable () throw
     await waitOffThePool { result.value = Result { try body() } }
     guard let outcome = result.value else { throw StoreError.internal(reason: "a blocking call ended without a result") }
     return try outcome.get()
+}
+
+/// Gives the calling thread a lower scheduling priority (nice 5) than the process' others, for
+/// threads whose work may take long (large reads): the event loop and the store's writer then
+/// get a core as soon as they wake. Linux keeps a nice value per thread, and `setpriority` with
+/// 0 sets the calling thread's.
+///
+/// A thread created by such a thread inherits its nice value, and libdispatch creates the
+/// threads of Swift's task pool from whichever thread enqueues a task when the pool grows: a
+/// thread lowered here must start no thread or task and resume no continuation (an awaited
+/// read's, the in-memory transport's answer), or the pool may keep a thread at nice 5 for good.
+package func lowerThreadPriority() {
+    _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 5)
 }

@@ -49,8 +49,22 @@ struct MHDWorkarounds: OptionSet, Sendable, Equatable {
     /// room is refused with 431 before the handler, written to the socket (``PoolRoom``).
     static let keepRoomForAnswer = MHDWorkarounds(rawValue: 1 << 9)
 
+    /// MHD resumes a connection that waited for its answer by reading it first, and a client
+    /// that shut down its sending side meanwhile makes it close the connection with the answer
+    /// unsent. The server writes such an answer to the socket itself (``AnswerOnSocket``).
+    static let answerHalfClosed = MHDWorkarounds(rawValue: 1 << 10)
+    /// MHD does not watch a suspended connection, so a stream's client that left was noticed
+    /// only at the next write, and kept its slot until then; the event loop watches stream
+    /// sockets for hang-ups itself (``ServerCore/watchHangUp(of:socket:)``).
+    static let watchSuspendedHangUps = MHDWorkarounds(rawValue: 1 << 11)
+    /// A chunk line longer than MHD's read buffer is never parsed: MHD stops reading the
+    /// connection and spins until the body deadline. The server refuses such a body with 400
+    /// at once (``ServerCore/refuseLongChunkLines()``).
+    static let refuseLongChunkLines = MHDWorkarounds(rawValue: 1 << 12)
+
     static let all: MHDWorkarounds = [
         .answerOnLastCall, .wakeOnResume, .headOfStreamUnframed, .cutStalledStreams, .refuseEscapedNUL,
         .dropRefusedArguments, .checkHeaderSectionShape, .answerLibraryRefusals, .checkHostItself, .keepRoomForAnswer,
+        .answerHalfClosed, .watchSuspendedHangUps, .refuseLongChunkLines,
     ]
 }

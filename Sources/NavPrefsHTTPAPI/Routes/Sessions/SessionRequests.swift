@@ -33,11 +33,7 @@ extension APIRequest {
             return nil
         }
         try JSONBody.requireJSONContentType(http.headers[HeaderName.contentType])
-        do {
-            return try JSONValue.parse(http.body)
-        } catch {
-            throw APIError(unparsableBody: error)
-        }
+        return try JSONBody.parse(http.body)
     }
 }
 
