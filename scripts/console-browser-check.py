@@ -20,6 +20,10 @@ checks what a person would see:
   one; the prompt says how to make one; the console keeps it in sessionStorage, goes live with
   a stream token, and says 404 and 403 plainly; an idle server shows no request waiting.
 - a slider beyond the console's range (500, a 517 pt font) is drawn at 40 pt, and says so.
+- who changed what (issue 36): after another client (its own device name) changes a value, the
+  other window shows "changed by <that device>, just now" beside it, the counter shows the
+  console's own writes as "web console", and a key's history lists both changes with their
+  authors, newest first (a screenshot of the panel: docs/console-authors.png).
 - for someone who never read the seed apps (issue 24, scripts/lib/console_newcomer.py): one drag
   of the font slider is one write, so one `refresh` event on the profile's stream; at the
   largest size (40 pt) no screen cuts off its last label (the phones grow); no
@@ -46,7 +50,7 @@ import time
 
 import yaml
 from selenium import webdriver
-from selenium.common.exceptions import TimeoutException
+from selenium.common.exceptions import StaleElementReferenceException, TimeoutException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
@@ -70,9 +74,9 @@ class API:
         self.port = port
         self.token = None
 
-    def call(self, method, path, body=None, token=None):
+    def call(self, method, path, body=None, token=None, headers=None):
         connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=5)
-        headers = {}
+        headers = dict(headers or {})
         if body is not None:
             headers["Content-Type"] = "application/json"
         bearer = token or self.token
@@ -98,9 +102,12 @@ def browser(directory):
 
 
 def wait_for(driver, condition, seconds=WAIT):
-    """The condition's value once truthy, or None after `seconds`."""
+    """The condition's value once truthy, or None after `seconds`. An element the page replaced
+    between the condition's lookup and its read (the console redraws a row on each event) is
+    asked about again at the next poll."""
     try:
-        return WebDriverWait(driver, seconds, poll_frequency=0.05).until(lambda d: condition(d))
+        return WebDriverWait(driver, seconds, poll_frequency=0.05,
+                             ignored_exceptions=[StaleElementReferenceException]).until(lambda d: condition(d))
     except TimeoutException:
         return None
 
@@ -217,8 +224,44 @@ def profile_page(checks, a, b, api, base, shots):
     types = {item.get_attribute("data-type") for item in tail}
     checks["the event tail lists the changes, newest first, with ids and types"] = (
         {"counter", "refresh", "preference"} <= types and int(tail[0].get_attribute("data-id")) > int(tail[-1].get_attribute("data-id")))
+    authors(checks, a, b, api, shots)
     checks["the profile page runs without a policy violation"] = violations(a) == "0" and violations(b) == "0"
     screenshot(a, shots / "console-profile.png")
+
+
+def authors(checks, a, b, api, shots):
+    """Issue 36: who changed what. Window a set `theme` (the console names itself "web console");
+    another client, with a device name of its own, sets it again: window b says so beside the
+    value, and the key's history in window a lists both, newest first."""
+    row = '#preferences-table tr[data-key="theme"]'
+    status, _ = api.call("PUT", "/v1/profiles/ana/preferences/theme", {"value": "sepia"}, headers={"NavPrefs-Device": "kitchen-ipad"})
+
+    def changed_by(driver):
+        cells = driver.find_elements(By.CSS_SELECTOR, row + " .changed-by")
+        return cells[0].text if cells and '"sepia"' in driver.find_element(By.CSS_SELECTOR, row).text else None
+
+    shown = wait_for(b, lambda d: (text := changed_by(d) or "").startswith("changed by kitchen-ipad") and text, 3)
+    print(f"beside theme in the other window: {shown!r}")
+    checks["after another client changed a value, the other window shows its device beside it: changed by kitchen-ipad, just now"] = (
+        status == 200 and shown == "changed by kitchen-ipad, just now")
+    checks["the console's own writes show as the web console's"] = (text_of(a, "counter-changed") or "").startswith("changed by web console")
+    # Window a too has drawn the change before its history is asked for: a redraw after the click
+    # would come between the click and the list.
+    wait_for(a, lambda d: (changed_by(d) or "").startswith("changed by kitchen-ipad"), 3)
+    button = wait_for(a, lambda d: d.find_elements(By.CSS_SELECTOR, row + " .history-button"), 2)
+    lines = None
+    if button:
+        a.execute_script("arguments[0].scrollIntoView({block: 'center'})", button[0])
+        button[0].click()
+        lines = wait_for(a, lambda d: [item.text.replace("\n", " ") for item in d.find_elements(By.CSS_SELECTOR, row + " .history-list li")], 2)
+    lines = lines or []
+    print(f"theme's history: {lines}")
+    checks["a key's history, on demand, lists each change with its author, newest first"] = (
+        len(lines) == 2 and '"sepia"' in lines[0] and "kitchen-ipad" in lines[0] and '"dark"' in lines[1] and "web console" in lines[1])
+    panel = a.find_element(By.ID, "preferences-panel")
+    a.execute_script("arguments[0].scrollIntoView({block: 'center'})", panel)
+    time.sleep(0.3)
+    panel.screenshot(str(shots / "console-authors.png"))
 
 
 def nested(depth):

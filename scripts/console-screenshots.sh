@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Refreshes the pictures of the console (README, docs/console.md) (docs/console-profile.png, docs/console-session.png):
+# Refreshes the pictures of the console (README, docs/console.md) (docs/console-profile.png, docs/console-session.png,
+# docs/console-authors.png):
 # builds navprefs, then runs the console's browser test, which drives headless Chromium through
 # the pages and saves its screenshots into docs/. Needs what scripts/test needs for that step
 # (chromium, chromium-driver, Selenium in .build/venv).

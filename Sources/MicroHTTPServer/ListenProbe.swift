@@ -8,7 +8,7 @@ import Glibc
 /// For a service that must not change anything on disk when it cannot listen, and for a check
 /// that says whether it could: libmicrohttpd's own failure says only that it did not start.
 /// Another process may still take the port between the probe and the start; the start then
-/// fails as before.
+/// fails with libmicrohttpd's own error.
 public enum ListenProbe {
     public enum Outcome: Equatable, Sendable {
         case free

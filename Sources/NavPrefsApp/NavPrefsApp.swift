@@ -31,6 +31,9 @@ public final class NavPrefsApp: Sendable {
         let chosen = StoreChoice.store(for: configuration)
         let store = chosen.store
         self.store = store
+        // A SIGTERM while PostgreSQL does not answer stops the start at once (libpq's connect
+        // blocks a thread until its timeout).
+        if let postgres = store as? PostgresStore { shutdown.whenRequested { postgres.abandonConnecting() } }
         var options = NavPrefsAPI.Options(
             cors: configuration.corsOrigins,
             sseHeartbeat: .seconds(configuration.sseHeartbeatSeconds),

@@ -16,16 +16,25 @@ public final class NavPrefsClient: Sendable {
     public let server: URL
     let http: HTTPClient
 
+    /// The device this client's writes come from, as the server records it beside the token
+    /// with every change (`NavPrefs-Device`); `nil` when it names none.
+    public var deviceName: String? { http.deviceName }
+
     /// - Parameters:
     ///   - token: an access token (`npt_...`) for the profiles this client uses, or none for a
     ///     server in open mode.
+    ///   - deviceName: the name a person knows this device by ("Ana's iPhone", "kitchen-ipad"),
+    ///     sent with every write and recorded with its changes, so that other devices can say
+    ///     who changed a value. By default the host name; `""` names none. Control characters
+    ///     are left out and the name is cut to 64 characters, as the server takes it.
     ///   - configuration: the `URLSession` configuration for requests and event streams
     ///     (proxies, TLS, extra headers). On Linux, where the library reads HTTP itself, only
     ///     `timeoutIntervalForRequest` and `httpAdditionalHeaders` apply; certificate
     ///     authorities are the system's, or `SSL_CERT_FILE`'s.
-    public init(server: URL, token: String? = nil, configuration: URLSessionConfiguration = .default) {
+    public init(server: URL, token: String? = nil, deviceName: String? = nil, configuration: URLSessionConfiguration = .default) {
         self.server = server
-        http = HTTPClient(server: server, token: token, configuration: configuration)
+        let device = deviceName.map(DeviceNameField.cleaned) ?? DeviceNameField.hostName
+        http = HTTPClient(server: server, token: token, deviceName: device, configuration: configuration)
     }
 
     /// The object for one profile: its preferences, counter, font settings and sessions,

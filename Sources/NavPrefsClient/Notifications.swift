@@ -4,7 +4,8 @@ extension Notification.Name {
     /// Seed 001's notification, posted by the library whenever the font settings change, here or
     /// on another device: `NotificationCenter.default.addObserver(self, selector: #selector(updateUI),
     /// name: .doRefreshNotification, object: nil)` works unchanged. `userInfo` holds
-    /// `sliderValue`, `fontSize` and `effectiveFontSize` (`Double`).
+    /// `sliderValue`, `fontSize` and `effectiveFontSize` (`Double`), `fromThisDevice` (`Bool`) and,
+    /// when the server said who made the change, `author` (``ChangeAuthor``).
     public static let doRefreshNotification = Notification.Name("doRefreshNotification")
 }
 
@@ -48,16 +49,16 @@ final class Announcer: Sendable {
     /// Announces `changes` (already in the mirror): the change streams, then
     /// `doRefreshNotification` if the font changed, then `RemoteDefaults.didChangeNotification`.
     func announce(_ changes: [PreferenceChange], refreshed: Bool, font: (slider: Double, size: Double, effective: Double),
-                  sender: RemoteDefaults) async {
-        guard let post = prepare(changes, refreshed: refreshed, font: font, sender: sender) else { return }
+                  origin: ChangeOrigin, sender: RemoteDefaults) async {
+        guard let post = prepare(changes, refreshed: refreshed, font: font, origin: origin, sender: sender) else { return }
         await deliver(post)
     }
 
     /// `announce` for a change made by a synchronous call: on the caller's thread when that is
     /// where notifications go (as `UserDefaults` posts), else queued to the main queue.
     func announceNow(_ changes: [PreferenceChange], refreshed: Bool, font: (slider: Double, size: Double, effective: Double),
-                     sender: RemoteDefaults) {
-        guard let post = prepare(changes, refreshed: refreshed, font: font, sender: sender) else { return }
+                     origin: ChangeOrigin, sender: RemoteDefaults) {
+        guard let post = prepare(changes, refreshed: refreshed, font: font, origin: origin, sender: sender) else { return }
         // Inline only where a `queue: .main` observer would not make `post` wait on the queue
         // running it: inside one of the main queue's operations, or off the main queue.
         let inline = switch delivery {
@@ -93,7 +94,7 @@ final class Announcer: Sendable {
 
     /// Feeds the change streams; the notifications to post, if any are due.
     private func prepare(_ changes: [PreferenceChange], refreshed: Bool, font: (slider: Double, size: Double, effective: Double),
-                         sender: RemoteDefaults) -> (@Sendable () -> Void)? {
+                         origin: ChangeOrigin, sender: RemoteDefaults) -> (@Sendable () -> Void)? {
         let current = observers.withLock { Array($0.values) }
         for change in changes {
             for observer in current where observer.key.map({ $0.sameBytes(as: change.key) }) ?? true { observer.continuation.yield(change) }
@@ -101,13 +102,17 @@ final class Announcer: Sendable {
         guard refreshed || !changes.isEmpty else { return nil }
         let center = self.center, keys = changes.map(\.key), sender = Shared(sender)
         return {
+            // Who made it: this device's own change, or another's (and its author, when known).
+            var made: [String: any Sendable] = ["fromThisDevice": origin.isFromThisDevice]
+            if let author = origin.author { made["author"] = author }
             if refreshed {
-                center.object.post(name: .doRefreshNotification, object: nil, userInfo: [
+                center.object.post(name: .doRefreshNotification, object: nil, userInfo: made.merging([
                     "sliderValue": font.slider, "fontSize": font.size, "effectiveFontSize": font.effective,
-                ])
+                ]) { first, _ in first })
             }
             if !keys.isEmpty {
-                center.object.post(name: RemoteDefaults.didChangeNotification, object: sender.object, userInfo: ["keys": keys])
+                center.object.post(name: RemoteDefaults.didChangeNotification, object: sender.object,
+                                   userInfo: made.merging(["keys": keys]) { first, _ in first })
             }
         }
     }
@@ -150,4 +155,9 @@ public struct PreferenceChange: Sendable, Hashable {
     public let value: JSON?
     /// The version `If-Match` names to change it now (`nil`: no value).
     public let version: Int64?
+    /// Who made the change the value now comes from, as the server recorded it (`nil`: not known).
+    public let author: ChangeAuthor?
+    /// Whether this device made the change: a write of this library (queued or sent), or one
+    /// the server records with this client's token and device name.
+    public let isFromThisDevice: Bool
 }

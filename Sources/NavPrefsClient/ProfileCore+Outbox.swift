@@ -5,7 +5,8 @@ extension ProfileCore {
     /// Shows `entry`'s effect in the mirror, records it in the outbox (before returning), and
     /// announces what changed, as `UserDefaults.set` does on its caller's thread.
     func enqueue(_ entry: OutboxEntry) -> PendingWrite {
-        let change = mirror.enqueue(entry.effect, id: entry.id)
+        var change = mirror.enqueue(entry.effect, id: entry.id)
+        change.local = true
         let promise: Promise<JSON>
         do {
             promise = try outbox.enqueue(entry)
@@ -50,11 +51,15 @@ extension ProfileCore {
             let answer = try await http.send(entry.method, entry.path, headers: entry.conditions + [("Idempotency-Key", entry.id)],
                                              body: entry.body, contentType: entry.contentType)
             let body = (try? answer.json()) ?? .object([])
-            let change = mirror.settle(id: entry.id) { state in
+            let me = http.author
+            var change = mirror.settle(id: entry.id) { state in
                 var change = MirrorChange()
-                for event in entry.answerEvents(body) { change.formUnion(state.apply(eventID: nil, type: event.type, data: event.data)) }
+                for event in entry.answerEvents(body) {
+                    change.formUnion(state.apply(eventID: nil, type: event.type, data: event.data.authored(by: me)))
+                }
                 return change
             }
+            change.local = true
             outbox.complete(entry.id, .success(body))
             await announce(change)
             return true

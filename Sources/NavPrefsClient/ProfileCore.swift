@@ -183,7 +183,8 @@ final class ProfileCore: Sendable {
         guard !change.isEmpty else { return }
         let (changes, font) = describe(change)
         if let defaults = defaults.withLock({ $0 }) {
-            await announcer.announce(changes, refreshed: change.refreshed, font: (font.slider, font.size, font.effective), sender: defaults)
+            await announcer.announce(changes, refreshed: change.refreshed, font: (font.slider, font.size, font.effective),
+                                     origin: origin(of: change), sender: defaults)
         }
         for event in change.navigation {
             guard let id = event["session"]?.stringValue else { continue }
@@ -195,7 +196,17 @@ final class ProfileCore: Sendable {
     func announceNow(_ change: MirrorChange) {
         guard !change.isEmpty, let defaults = defaults.withLock({ $0 }) else { return }
         let (changes, font) = describe(change)
-        announcer.announceNow(changes, refreshed: change.refreshed, font: (font.slider, font.size, font.effective), sender: defaults)
+        announcer.announceNow(changes, refreshed: change.refreshed, font: (font.slider, font.size, font.effective),
+                              origin: origin(of: change), sender: defaults)
+    }
+
+    /// Who made `change`, and whether it was this device: its own writes, or an event whose
+    /// author is this client (the same token and device name: another process on this device
+    /// with the same settings counts as this device). A reload names no author.
+    func origin(of change: MirrorChange) -> ChangeOrigin {
+        let me = http.author
+        if change.local { return ChangeOrigin(author: me, isFromThisDevice: true) }
+        return ChangeOrigin(author: change.author, isFromThisDevice: change.author?.isSameWriter(as: me) ?? false)
     }
 
     /// Posts a conflict or a rejected write.
@@ -206,8 +217,12 @@ final class ProfileCore: Sendable {
 
     /// What the key streams deliver for `change`, and the font as it reads now.
     private func describe(_ change: MirrorChange) -> ([PreferenceChange], FontSnapshot) {
-        mirror.read { state, values in
-            (change.keys.map { PreferenceChange(key: $0, value: state.value(forKey: $0), version: state.version(ofKey: $0)) },
+        let origin = origin(of: change), me = http.author
+        return mirror.read { state, values in
+            (change.keys.map { key in
+                PreferenceChange(key: key, value: state.value(forKey: key), version: state.version(ofKey: key),
+                                 author: state.author(ofKey: key, me: me), isFromThisDevice: origin.isFromThisDevice)
+            },
              change.refreshed ? FontSnapshot(state, values) : FontSnapshot(slider: 0, size: 0))
         }
     }
@@ -263,9 +278,11 @@ final class ProfileCore: Sendable {
         }
     }
 
-    /// Applies a write's answer to the mirror (as the event it logged) and announces it.
+    /// Applies a write's answer to the mirror (as the event it logged, made by this client) and announces it.
     func applyAnswer(type: String, data: JSON) async {
-        let change = mirror.update { state in state.apply(eventID: nil, type: type, data: data) }
+        let me = http.author
+        var change = mirror.update { state in state.apply(eventID: nil, type: type, data: data.authored(by: me)) }
+        change.local = true
         await announce(change)
     }
 }

@@ -14,7 +14,8 @@ public import Foundation
 public final class RemoteDefaults: Sendable {
     /// Posted (on the profile's notification center, `object` this, `userInfo["keys"]` the keys)
     /// after values changed, here or on another device: `UserDefaults.didChangeNotification`'s
-    /// counterpart, which says which keys.
+    /// counterpart, which says which keys, `userInfo["fromThisDevice"]` (`Bool`) whether this
+    /// device made the change, and `userInfo["author"]` (``ChangeAuthor``) who did, when known.
     public static let didChangeNotification = Notification.Name("NavPrefsRemoteDefaultsDidChange")
 
     let core: ProfileCore
@@ -60,6 +61,20 @@ public final class RemoteDefaults: Sendable {
 
     /// The version a write of `key` is based on (`nil`: the key has no value).
     public func version(forKey key: String) -> Int64? { core.mirror.read { state, _ in state.version(ofKey: key) } }
+
+    /// Who made the change `key`'s value comes from (its write, its removal, or the defaults'),
+    /// as the server recorded it: the token's id and label, and the device. This device while
+    /// its own write to the key is queued; `nil` when not known (no value, or a change made
+    /// before the server recorded authors).
+    public func author(forKey key: String) -> ChangeAuthor? {
+        let me = core.http.author
+        return core.mirror.read { state, _ in state.author(ofKey: key, me: me) }
+    }
+
+    /// Whether `key`'s value comes from this device's own change (see ``author(forKey:)``).
+    public func isFromThisDevice(forKey key: String) -> Bool {
+        author(forKey: key)?.isSameWriter(as: core.http.author) ?? false
+    }
 
     /// Whether `key`'s value is `stored`, `registered` (a default shows) or `absent`.
     public func source(forKey key: String) -> String { core.mirror.read { state, _ in state.source(ofKey: key) } }

@@ -9,7 +9,8 @@ import NavPrefsStore
 /// (``Admitted``).
 extension NavPrefsAPI {
     enum Gate {
-        case pass(Route, parameters: [String], Authenticator.Decision)
+        /// Admitted so far, with the device the write names (``DeviceName``), if it names one.
+        case pass(Route, parameters: [String], Authenticator.Decision, device: DeviceName?)
         /// Refused, with the route template for the log (`-` when none matched).
         case refuse(HTTPResponse, route: String)
     }
@@ -54,15 +55,34 @@ extension NavPrefsAPI {
             if let refusal = foreignOriginRefusal(head) { return .refuse(refusal, route: route.template) }
             if let refusal = queryOnWriteRefusal(head) { return .refuse(refusal, route: route.template) }
             if let refusal = repeatedFieldRefusal(head) { return .refuse(refusal, route: route.template) }
+            let device: DeviceName?
+            switch Self.device(of: head, for: route) {
+            case .success(let named): device = named
+            case .failure(let error): return .refuse(error.response(instance: head.path), route: route.template)
+            }
             return .pass(route, parameters: parameters,
-                         authenticator.decide(route.access, profile: route.profile(in: parameters), head: head))
+                         authenticator.decide(route.access, profile: route.profile(in: parameters), head: head), device: device)
         }
     }
 
     /// Header fields that hold one value, sent more than once: which one counts would be a
     /// guess (the first? the last?), and a proxy in front may have guessed otherwise, so the
     /// request is refused, as two `Host` fields are.
-    static let singleValueFields = [HeaderName.authorization, HeaderName.lastEventID, HeaderName.idempotencyKey]
+    static let singleValueFields = [HeaderName.authorization, HeaderName.lastEventID, HeaderName.idempotencyKey, HeaderName.navPrefsDevice]
+
+    /// The device a write names in `NavPrefs-Device` (``DeviceName``), checked before its body is
+    /// read: the name is recorded with the change, so a write whose name cannot be is refused
+    /// whole (400 `invalid-device-name`), never stored without it. Routes that read (by their
+    /// declaration) record nothing and leave the field alone.
+    static func device(of head: HTTPRequestHead, for route: Route) -> Result<DeviceName?, APIError> {
+        guard route.effect == .writes, let value = head.headers[HeaderName.navPrefsDevice] else { return .success(nil) }
+        do {
+            return .success(try DeviceName.parse(field: value))
+        } catch {
+            return .failure(APIError(.invalidDeviceName,
+                                     "\(HeaderName.navPrefsDevice) names the device a write comes from: 1 to \(DeviceName.maxLength) characters, visible ASCII and spaces, anything else percent-encoded as UTF-8, no control characters; here \(error)."))
+        }
+    }
 
     private func repeatedFieldRefusal(_ head: HTTPRequestHead) -> HTTPResponse? {
         guard let name = Self.singleValueFields.first(where: { head.headers.count(of: $0) > 1 }) else { return nil }
@@ -102,10 +122,11 @@ extension NavPrefsAPI {
         switch gate(head) {
         case .refuse(let response, let template):
             return .answer(finish(response, head, route: template, requestID))
-        case .pass(let route, let parameters, let decision):
+        case .pass(let route, let parameters, let decision, let device):
             let admitted = { @Sendable (caller: Authenticator.Caller) in
                 HTTPAdmission.proceed(maxBodyBytes: route.maxBodyBytes,
-                                      ticket: Admitted(route: route, parameters: parameters, caller: caller, requestID: requestID))
+                                      ticket: Admitted(route: route, parameters: parameters, caller: caller, device: device,
+                                                       requestID: requestID))
             }
             switch decision {
             case .allow(let caller):
@@ -141,6 +162,8 @@ final class Admitted: Sendable {
     let route: Route
     let parameters: [String]
     let caller: Authenticator.Caller
+    /// The device a write named (`NavPrefs-Device`), if it named one.
+    let device: DeviceName?
     let requestID: String
 
     init(route: Route, parameters: [String], caller: Authenticator.Caller, requestID: String) {

@@ -199,7 +199,7 @@ public final class NavPrefsAPI: HTTPHandler {
         }
         let (route, requestID) = (admitted.route, admitted.requestID)
         let routed = APIRequest(http: request, template: route.template, parameterNames: route.parameterNames,
-                                parameterValues: admitted.parameters, caller: admitted.caller,
+                                parameterValues: admitted.parameters, caller: admitted.caller, device: admitted.device,
                                 client: policy.clientAddress(peer: request.remoteAddress, headers: request.headers),
                                 isSecure: policy.isSecure(peer: request.remoteAddress, headers: request.headers))
         let result: APIResult

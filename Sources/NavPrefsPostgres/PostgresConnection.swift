@@ -41,8 +41,11 @@ final class PostgresConnection {
     /// With `readOnly`, every transaction of the connection is read-only (the server refuses
     /// writes), for commands that must not change the database. `sessionAttributes` replaces
     /// the URL's `target_session_attrs` (`prefer-standby` for reads while the primary is away).
+    ///
+    /// With `abandonment`, the connect is given up as soon as it is abandoned (see
+    /// ``ConnectAbandonment``), whatever the connect timeout.
     init(url: String, applicationName: String = "navprefs", connectTimeoutSeconds: Int = 5, readOnly: Bool = false,
-         sessionAttributes: String? = nil) throws(PostgresError) {
+         sessionAttributes: String? = nil, abandonment: ConnectAbandonment? = nil) throws(PostgresError) {
         var parameters: [(String, String)] = [
             ("connect_timeout", String(connectTimeoutSeconds)),
             ("application_name", applicationName),
@@ -56,8 +59,17 @@ final class PostgresConnection {
         parameters.append(("dbname", url))  // expanded (expand_dbname = 1): the URL's own parameters come last and win
         // After the URL, so it wins over the URL's own.
         if let sessionAttributes { parameters.append(("target_session_attrs", sessionAttributes)) }
-        let connection: OpaquePointer? = Self.withCStrings(parameters.map(\.0)) { keywords in
-            Self.withCStrings(parameters.map(\.1)) { values in PQconnectdbParams(keywords, values, 1) }
+        let keywords = parameters.map(\.0), values = parameters.map(\.1)
+        let connect: @Sendable () -> OpaquePointer? = {
+            Self.withCStrings(keywords) { keywords in
+                Self.withCStrings(values) { values in PQconnectdbParams(keywords, values, 1) }
+            }
+        }
+        let connection: OpaquePointer?
+        if let abandonment {
+            connection = try AbandonableConnect.run(connect, abandonment: abandonment)
+        } else {
+            connection = connect()
         }
         guard let connection else { throw PostgresError(.connection, "libpq could not allocate a connection") }
         guard PQstatus(connection) == CONNECTION_OK else {

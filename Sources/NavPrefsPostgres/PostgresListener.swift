@@ -132,7 +132,7 @@ final class PostgresListener: Sendable {
     /// one per profile: with writes spread over many profiles and several instances, each
     /// instance's listener would otherwise run as many queries as the others commit profiles,
     /// load on the shared PostgreSQL that grows with every instance added. A profile whose
-    /// events do not cover the feed's position yet is read again (at most 4 times, as before).
+    /// events do not cover the feed's position yet is read again, at most 4 times.
     private static func process(
         _ notifications: [(channel: String, payload: String)], on connection: PostgresConnection, _ sequencer: EventSequencer
     ) throws {

@@ -137,6 +137,26 @@ enum PostgresSchema {
             ALTER TABLE idempotency_keys ADD COLUMN token_seq bigint NOT NULL DEFAULT 0;  -- and in its token (0: none)
             \(SharedMigrations.numberIdempotencyKeys)
             """),
+        (8, "who changed what: each value's and the defaults' last change, and each event's history", """
+            -- When a stored value (or its removal) was written, and by whom: the author's JSON
+            -- (token id, label, device). NULL for what was written before this version.
+            ALTER TABLE preferences ADD COLUMN changed_at bigint;
+            ALTER TABLE preferences ADD COLUMN author text;
+            ALTER TABLE profiles ADD COLUMN defaults_changed_at bigint;
+            ALTER TABLE profiles ADD COLUMN defaults_author text;
+            -- The history an entry belongs to: a preference's key, numIndex for the counter,
+            -- sliderValuekey for the font settings; NULL for the defaults and navigation. A key's
+            -- history is then one range of its index, newest first.
+            ALTER TABLE events ADD COLUMN subject text;
+            UPDATE events SET subject = CASE type
+                WHEN 'counter' THEN 'numIndex'
+                WHEN 'refresh' THEN 'sliderValuekey'
+                WHEN 'preference' THEN CASE WHEN json_typeof(data::json -> 'key') = 'string' THEN data::json ->> 'key' END
+                END;
+            -- Not the counter's events: its history reads the log by id (an entry here would cost
+            -- every increment a page more in the write-ahead log).
+            CREATE INDEX events_by_subject ON events (profile, subject, id) WHERE subject IS NOT NULL AND type <> 'counter';
+            """),
     ]
 
     static var latestVersion: Int { migrations.last?.version ?? 0 }

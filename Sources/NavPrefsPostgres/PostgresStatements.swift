@@ -30,23 +30,25 @@ enum PostgresStatements: SQLDialect {
             LEFT JOIN preferences s ON s.profile = p.name AND s.key = 'numIndex'
             LEFT JOIN registered_defaults d ON d.profile = p.name AND d.key = 'numIndex'
             WHERE p.name = $1)
-        INSERT INTO preferences (profile, key, value, version)
-        SELECT $1, 'numIndex', to_json(coalesce($2::bigint, (current.value::numeric + $3::bigint)::bigint)::text)::text, $4::bigint
+        INSERT INTO preferences (profile, key, value, version, changed_at, author)
+        SELECT $1, 'numIndex', to_json(coalesce($2::bigint, (current.value::numeric + $3::bigint)::bigint)::text)::text, $4::bigint,
+               \(now), $9::text
         FROM current
         WHERE current.value BETWEEN $5::bigint AND $6::bigint
           AND ($7::bigint[] IS NULL OR current.version = ANY($7::bigint[]))
           AND ($8::bigint[] IS NULL OR current.version <> ALL($8::bigint[]))
-        ON CONFLICT (profile, key) DO UPDATE SET value = excluded.value, version = excluded.version
+        ON CONFLICT (profile, key) DO UPDATE SET value = excluded.value, version = excluded.version,
+            changed_at = excluded.changed_at, author = excluded.author
         RETURNING (value::json #>> '{}')::bigint, version
         """
 
     /// Every instance's listener hears `profile:id` when the transaction commits.
     static let appendEvent = """
         WITH logged AS (
-            INSERT INTO events (profile, id, type, data, created_at, log_offset, log_size)
+            INSERT INTO events (profile, id, type, data, created_at, log_offset, log_size, subject)
             VALUES ($1::text, $2::bigint, $3::text, $4::text, \(now),
                     coalesce((SELECT log_offset + log_size FROM events WHERE profile = $1::text ORDER BY id DESC LIMIT 1), 0),
-                    octet_length($4::text))
+                    octet_length($4::text), $5::text)
             RETURNING created_at, log_offset, log_size)
         SELECT created_at, log_offset, log_size, pg_notify('\(PostgresListener.channel)', $1::text || ':' || $2::bigint::text) FROM logged
         """

@@ -50,6 +50,8 @@ public final class PostgresStore: TransactionalStore {
     /// Profiles this instance logged events for since the last pruning (their log may be too long).
     let profilesWithNewEvents = Mutex<Set<ProfileName>>([])
     private let stopMaintenance = DispatchSemaphore(value: 0)
+    /// Given up by ``abandonConnecting()``: every connect of this store waits on it.
+    private let abandonment = ConnectAbandonment()
 
     /// Records the options; ``start()`` connects.
     public init(_ options: Options) {
@@ -64,13 +66,14 @@ public final class PostgresStore: TransactionalStore {
     /// - Throws: ``StoreError/unavailable(reason:)`` when the database cannot be reached, has a
     ///   schema this build does not know, or may not be used this way (see ``StoreProbe/refusal(for:database:)``).
     public func start() throws(StoreError) {
-        let url = options.url, timeout = options.connectTimeoutSeconds, access = options.access
+        let url = options.url, timeout = options.connectTimeoutSeconds, access = options.access, abandonment = abandonment
         let connect: @Sendable () throws(PostgresError) -> PostgresConnection = { () throws(PostgresError) in
-            try PostgresConnection(url: url, connectTimeoutSeconds: timeout, readOnly: !access.writes)
+            try PostgresConnection(url: url, connectTimeoutSeconds: timeout, readOnly: !access.writes, abandonment: abandonment)
         }
         // A name of its own, so operators can tell the listener apart in pg_stat_activity.
         let connectListener: @Sendable () throws(PostgresError) -> PostgresConnection = { () throws(PostgresError) in
-            try PostgresConnection(url: url, applicationName: "navprefs-listener", connectTimeoutSeconds: timeout)
+            try PostgresConnection(url: url, applicationName: "navprefs-listener", connectTimeoutSeconds: timeout,
+                                   abandonment: abandonment)
         }
         do {
             let connection = try connect()
@@ -89,7 +92,7 @@ public final class PostgresStore: TransactionalStore {
         }
         let connectStandby: @Sendable () throws(PostgresError) -> PostgresConnection = { () throws(PostgresError) in
             try PostgresConnection(url: url, applicationName: "navprefs-standby-reads", connectTimeoutSeconds: timeout, readOnly: true,
-                                   sessionAttributes: "prefer-standby")
+                                   sessionAttributes: "prefer-standby", abandonment: abandonment)
         }
         do {
             try pool.start(size: options.poolSize, connect: connect)
@@ -99,6 +102,13 @@ public final class PostgresStore: TransactionalStore {
             throw Self.storeError(error)
         }
         if access.background { startMaintenance() }
+    }
+
+    /// Gives up every connect of this store now and from now on: a stop requested while
+    /// PostgreSQL does not answer ends the start (or a reconnect) at once, not at libpq's connect
+    /// timeout. Called when the service's shutdown is requested.
+    public func abandonConnecting() {
+        abandonment.abandon()
     }
 
     /// What the database at `url` is (`navprefs check`), read on a read-only connection.

@@ -10,7 +10,7 @@ import Foundation
 ///   A new file gets the mode before its first table; a file made before needs one `VACUUM` to
 ///   switch (``useIncrementalVacuum(_:)``, at the service's start, once).
 /// - The write-ahead log is cut back to ``walLimit`` whenever a checkpoint resets it
-///   (`journal_size_limit`): a burst of large writes no longer leaves a large `-wal` behind.
+///   (`journal_size_limit`), so a burst of large writes leaves no large `-wal` behind.
 enum SQLiteFreeSpace {
     /// Bytes the `-wal` file keeps after a checkpoint resets it.
     static let walLimit = 16 << 20

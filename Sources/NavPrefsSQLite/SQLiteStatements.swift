@@ -26,20 +26,21 @@ enum SQLiteStatements: SQLDialect {
             LEFT JOIN preferences s ON s.profile = p.name AND s.key = 'numIndex'
             LEFT JOIN registered_defaults d ON d.profile = p.name AND d.key = 'numIndex'
             WHERE p.name = ?1)
-        INSERT INTO preferences (profile, key, value, version)
-        SELECT ?1, 'numIndex', json_quote(CAST(coalesce(?2, current.value + ?3) AS TEXT)), ?4
+        INSERT INTO preferences (profile, key, value, version, changed_at, author)
+        SELECT ?1, 'numIndex', json_quote(CAST(coalesce(?2, current.value + ?3) AS TEXT)), ?4, \(now), ?9
         FROM current
         WHERE current.value BETWEEN ?5 AND ?6
           AND (?7 IS NULL OR current.version IN (SELECT value FROM json_each(?7)))
           AND (?8 IS NULL OR current.version NOT IN (SELECT value FROM json_each(?8)))
-        ON CONFLICT (profile, key) DO UPDATE SET value = excluded.value, version = excluded.version
+        ON CONFLICT (profile, key) DO UPDATE SET value = excluded.value, version = excluded.version,
+            changed_at = excluded.changed_at, author = excluded.author
         RETURNING CAST(json_extract(value, '$') AS INTEGER), version
         """
 
     static let appendEvent = """
-        INSERT INTO events (profile, id, log_offset, log_size, created_at, type, data)
+        INSERT INTO events (profile, id, log_offset, log_size, created_at, type, data, subject)
         VALUES (?1, ?2, coalesce((SELECT log_offset + log_size FROM events WHERE profile = ?1 ORDER BY id DESC LIMIT 1), 0),
-                length(CAST(?4 AS BLOB)), \(now), ?3, ?4)
+                length(CAST(?4 AS BLOB)), \(now), ?3, ?4, ?5)
         RETURNING created_at, log_offset, log_size
         """
 

@@ -18,9 +18,14 @@ public struct ProfileState: Sendable, Hashable {
     public let counter: CounterState
     public let font: FontState
     public let sessions: [SessionSummary]
+    /// The counter's last change (its `numIndex` slot's), when the store knows it.
+    public let counterChange: LastChange?
+    /// The font settings' last change: the newer of their two keys'.
+    public let fontChange: LastChange?
 
     public init(profile: ProfileName, lastEventID: Int64, preferences: PreferenceSnapshot, slots: [PreferenceSlot],
-                counter: CounterState, font: FontState, sessions: [SessionSummary]) {
+                counter: CounterState, font: FontState, sessions: [SessionSummary], counterChange: LastChange? = nil,
+                fontChange: LastChange? = nil) {
         self.profile = profile
         self.lastEventID = lastEventID
         self.preferences = preferences
@@ -28,5 +33,7 @@ public struct ProfileState: Sendable, Hashable {
         self.counter = counter
         self.font = font
         self.sessions = sessions
+        self.counterChange = counterChange
+        self.fontChange = fontChange
     }
 }

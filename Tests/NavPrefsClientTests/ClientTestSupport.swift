@@ -27,10 +27,12 @@ final class ClientRig: Sendable {
 
     var url: URL { URL(string: "http://127.0.0.1:\(proxy.port)")! }
 
-    /// A profile object on the proxy, its mirror under `suite` (new by default), not started.
+    /// A profile object on the proxy, its mirror under `suite` (new by default), not started,
+    /// its writes naming `deviceName` (the host's by default).
     func profile(_ name: String, suite: String = "navprefs-test-\(UUID().uuidString)", center: NotificationCenter = NotificationCenter(),
-                 deadAfter: Duration = .seconds(4), configuration: URLSessionConfiguration = .default) throws -> NavPrefsProfile {
-        let client = NavPrefsClient(server: url, configuration: configuration)
+                 deadAfter: Duration = .seconds(4), configuration: URLSessionConfiguration = .default,
+                 deviceName: String? = nil) throws -> NavPrefsProfile {
+        let client = NavPrefsClient(server: url, deviceName: deviceName, configuration: configuration)
         let profile = try client.profile(name, options: ProfileOptions(
             suiteName: suite, notificationCenter: center, notificationDelivery: .immediately,
             stream: StreamOptions(deadConnectionTimeout: deadAfter, reconnectDelay: .milliseconds(200), maxReconnectDelay: .seconds(1))))

@@ -76,3 +76,22 @@ func describe(_ status: ProfileStatus) -> String {
     case .stopped: "Paused"
     }
 }
+
+@MainActor
+final class ThemeOrigin {
+    private(set) var line = ""
+    private var observer: (any NSObjectProtocol)?
+
+    func follow(_ profile: NavPrefsProfile) {
+        observer = NotificationCenter.default.addObserver(
+            forName: RemoteDefaults.didChangeNotification, object: nil, queue: .main
+        ) { [weak self] notification in
+            let mine = notification.userInfo?["fromThisDevice"] as? Bool ?? false
+            let who = (notification.userInfo?["author"] as? ChangeAuthor)?.description ?? "another device"
+            MainActor.assumeIsolated { self?.line = mine ? "changed here" : "changed by \(who)" }
+        }
+        if let author = profile.preferences.author(forKey: "theme") {
+            line = profile.preferences.isFromThisDevice(forKey: "theme") ? "changed here" : "changed by \(author)"
+        }
+    }
+}

@@ -75,7 +75,7 @@ struct MoveToPostgresTests {
         #expect(try await NavPrefsCommand.run(["export", "--include-secrets", "--output", again, "--database", back]).status == 0)
         let first = try Data(contentsOf: URL(fileURLWithPath: file))
         let moved = try String(contentsOfFile: fromPostgres, encoding: .utf8)
-        #expect(moved.hasPrefix(#"{"record":"header","format":"navprefs-export","version":1,"source":{"navprefs":"#))
+        #expect(moved.hasPrefix(#"{"record":"header","format":"navprefs-export","version":2,"source":{"navprefs":"#))
         #expect(moved.contains(#""store":"postgresql"},"secrets":true}"#))
         #expect(moved.drop { $0 != "\n" } == String(decoding: first, as: UTF8.self).drop { $0 != "\n" })
         #expect(try Data(contentsOf: URL(fileURLWithPath: again)) == first, "SQLite -> PostgreSQL -> SQLite: byte-identical")

@@ -46,15 +46,16 @@ struct ReadmeTests {
         return examples
     }
 
-    /// Values that differ from run to run are compared as `*`: dates, request ids, and session
-    /// ids (128 random bits, 32 hexadecimal digits).
+    /// Values that differ from run to run are compared as `*`: dates, request ids, token ids (in
+    /// lists and in authors), and session ids (128 random bits, 32 hexadecimal digits).
     static func normalized(_ lines: [String]) -> [String] {
         lines.map { line in
             for header in ["Date: ", "X-Request-ID: "] where line.hasPrefix(header) { return header + "*" }
             return line.replacing(/npt_[0-9a-f]{12}_[0-9a-f]{64}/, with: "npt_*")
                 .replacing(/nps_[0-9]+_[0-9a-f]+_([0-9a-f]{12}|open)_[0-9a-f]{64}/, with: "nps_*")
                 .replacing(/"id":"[0-9a-f]{12}"/, with: #""id":"*""#)
-                .replacing(/"(createdAt|expiresAt|updatedAt|timestamp)":"[^"]*"/) { #""\#($0.1)":"*""# }
+                .replacing(/"(createdAt|expiresAt|updatedAt|timestamp|at)":"[^"]*"/) { #""\#($0.1)":"*""# }
+                .replacing(/"token":"[0-9a-f]{12}"/, with: #""token":"*""#)
                 .replacing(/[0-9a-f]{32}/, with: "*")
         }
     }

@@ -31,10 +31,13 @@ struct StartupSignalTests {
     @Test("SIGTERM while the store's database does not answer: the start is abandoned, exit 0")
     func sigtermWhileTheDatabaseHangs() async throws {
         // A listener that accepts connections (the kernel does) and never says a word: libpq
-        // waits for the server's greeting until its connect timeout.
+        // waits for the server's greeting until its connect timeout, 60 s here, so the process
+        // is still connecting when the signal comes, however slowly this test gets there, and an
+        // exit within 20 s is the abandoned connect, not the timeout.
         let silent = try SilentListener()
         defer { silent.close() }
-        let service = try ServiceProcess(["--port", "0", "--database", "postgresql://navprefs@127.0.0.1:\(silent.port)/navprefs?sslmode=disable"])
+        let url = "postgresql://navprefs@127.0.0.1:\(silent.port)/navprefs?sslmode=disable&connect_timeout=60"
+        let service = try ServiceProcess(["--port", "0", "--database", url])
         try await service.waitForOutput(containing: "\"msg\":\"starting\"")
         try await Task.sleep(for: .milliseconds(300))
         #expect(service.process.isRunning, "still connecting: \(service.standardOutput.suffix(300)) \(service.standardError.suffix(600))")

@@ -92,8 +92,8 @@ struct TestApp: Sendable {
 extension TestApp {
     /// Makes a token on the store, as `navprefs tokens create` does (the API makes none while
     /// none exists), and has the service look at once, as its refresh every few seconds would.
-    func makeToken(profile: String? = nil) async throws -> (token: String, id: String) {
-        guard let made = AccessToken.make(profile: try profile.map(ProfileName.init), label: "test", now: 1) else {
+    func makeToken(profile: String? = nil, label: String = "test") async throws -> (token: String, id: String) {
+        guard let made = AccessToken.make(profile: try profile.map(ProfileName.init), label: label, now: 1) else {
             throw TestClientError.malformed("no random bytes for a token")
         }
         try await app.store.createToken(made.record)

@@ -131,9 +131,9 @@ struct MergePatchAPITests {
                 + #""version":5,"eventId":5,"eventIds":[3,4,5],"changed":["theme","n","old"]}"# + "\n", "\(patched.text)")
             let events = try await app.app.store.events(of: try ProfileName("ana"), after: 2, limit: 100)
             #expect(events.map(\.data) == [
-                #"{"profile":"ana","key":"theme","patch":{"colors":{"bg":"black"}},"from":1,"version":3}"#,
-                #"{"profile":"ana","key":"n","value":{"b":1},"version":4}"#,
-                #"{"profile":"ana","key":"old","removed":true,"value":null,"version":5}"#,
+                #"{"profile":"ana","key":"theme","patch":{"colors":{"bg":"black"}},"from":1,"version":3,"author":{"token":"open"}}"#,
+                #"{"profile":"ana","key":"n","value":{"b":1},"version":4,"author":{"token":"open"}}"#,
+                #"{"profile":"ana","key":"old","removed":true,"value":null,"version":5,"author":{"token":"open"}}"#,
             ])
         }
     }

@@ -27,7 +27,10 @@ struct PreferenceAPITests {
                 #expect(put.text == "{\"key\":\"k\(index)\",\"value\":\(value),\"source\":\"stored\",\"version\":\(index + 1),\"eventId\":\(index + 1)}\n")
                 let get = try await app.request("GET", base + "/preferences/k\(index)")
                 #expect(get.status == 200)
-                #expect(get.text == "{\"key\":\"k\(index)\",\"value\":\(value),\"source\":\"stored\",\"version\":\(index + 1)}\n")
+                // The read also says who last changed the value, and when: here the open mode, with no device named.
+                #expect(get.text.wholeMatch(of: try Regex(
+                    #"\{"key":"k\#(index)","value":\#(NSRegularExpression.escapedPattern(for: value)),"source":"stored","version":\#(index + 1),"#
+                    + #""lastChange":\{"at":"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z","author":\{"token":"open"\}\}\}\n"#)) != nil, "\(get.text)")
                 #expect(get.header("ETag") == "\"\(index + 1)\"")
             }
             #expect(try await app.request("PUT", base + "/preferences/k0", json: #"{"value":"light"}"#).status == 200)

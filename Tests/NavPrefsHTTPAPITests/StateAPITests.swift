@@ -14,9 +14,9 @@ struct StateAPITests {
             #expect(state.status == 200)
             #expect(state.header("ETag") == "\"0\"")
             #expect(state.text == """
-                {"profile":"nobody","lastEventId":0,"preferences":{"values":{},"version":0},"defaults":{"values":{},"version":0},\
-                "counter":{"value":0,"stringValue":"0","version":0},\
-                "font":{"sliderValue":0.0,"fontSize":0.0,"effectiveFontSize":17.0,"version":0},"sessions":[]}
+                {"profile":"nobody","lastEventId":0,"preferences":{"values":{},"version":0},"defaults":{"values":{},"version":0,"lastChange":null},\
+                "counter":{"value":0,"stringValue":"0","version":0,"lastChange":null},\
+                "font":{"sliderValue":0.0,"fontSize":0.0,"effectiveFontSize":17.0,"version":0,"lastChange":null},"sessions":[]}
 
                 """)
         }

@@ -60,8 +60,8 @@ struct TransferFormatTests {
         ([header, #"{"record":"secret","name":"k","value":"v"}"#], "line 2: a secret in a file whose header says it has none"),
         ([header, #"{"record":"end","profiles":1,"preferences":0,"tombstones":0,"defaults":0,"sessions":0,"events":0,"tokens":0,"secrets":0}"#],
          "line 2: the end record counts 1 profile, 0 values"),
-        ([#"{"record":"header","format":"navprefs-export","version":2,"source":{"navprefs":"9","store":"sqlite"},"secrets":false}"#],
-         "line 1: written by a newer navprefs (format version 2); this navprefs reads up to version 1"),
+        ([#"{"record":"header","format":"navprefs-export","version":3,"source":{"navprefs":"9","store":"sqlite"},"secrets":false}"#],
+         "line 1: written by a newer navprefs (format version 3); this navprefs reads up to version 2"),
         ([#"{"record":"header","format":"csv","version":1,"source":{"navprefs":"9","store":"sqlite"},"secrets":false}"#],
          "line 1: the format is 'csv', not 'navprefs-export'"),
     ])

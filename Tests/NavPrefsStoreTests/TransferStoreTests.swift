@@ -51,16 +51,16 @@ struct TransferStoreTests {
             let keys = whole.compactMap { line -> String? in
                 guard let record = try? TransferRecord(line: Array(line.utf8), number: 0) else { return nil }
                 switch record {
-                case .preference(let profile, let key, _, _) where profile.rawValue == "ana": return key.rawValue
-                case .tombstone(let profile, let key, _) where profile.rawValue == "ana": return key.rawValue
+                case .preference(let profile, let key, _, _, _) where profile.rawValue == "ana": return key.rawValue
+                case .tombstone(let profile, let key, _, _) where profile.rawValue == "ana": return key.rawValue
                 default: return nil
                 }
             }
             #expect(keys.count == 12)
             #expect(keys == keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }, "keys in byte order: \(keys)")
-            #expect(whole.first == #"{"record":"header","format":"navprefs-export","version":1,"source":{"navprefs":"test","store":"test"},"secrets":true}"#)
+            #expect(whole.first == #"{"record":"header","format":"navprefs-export","version":2,"source":{"navprefs":"test","store":"test"},"secrets":true}"#)
             #expect(whole.last == #"{"record":"end","profiles":10,"preferences":18,"tombstones":1,"defaults":2,"sessions":1,"events":26,"tokens":2,"secrets":1}"#)
-            #expect(whole.contains(#"{"record":"defaults","profile":"emptyDefaults","version":1,"values":{}}"#))
+            #expect(whole.contains { $0.wholeMatch(of: /\{"record":"defaults","profile":"emptyDefaults","version":1,"lastChange":\{"at":\d+,"author":null\},"values":\{\}\}/) != nil })
             #expect(whole.contains { $0.hasPrefix(#"{"record":"tombstone","profile":"ana","key":"theme","version":"#) })
         }
     }

@@ -131,4 +131,14 @@ extension Store {
     public func state(of profile: ProfileName) async throws(StoreError) -> ProfileState {
         try await perform(.state(of: profile))
     }
+
+    // MARK: Who changed what
+
+    /// The changes of one history of `profile` (``HistorySubject``: a key's, the counter's, the
+    /// font settings') older than `before` (all when `nil`), newest first, at most `limit` and,
+    /// after the first, at most `maxBytes` of logged data, with the log's bounds.
+    public func history(of subject: String, of profile: ProfileName, before: Int64?, limit: Int, maxBytes: Int = 1 << 20)
+        async throws(StoreError) -> HistoryPage {
+        try await perform(.history(of: subject, of: profile, before: before, limit: limit, maxBytes: maxBytes))
+    }
 }

@@ -11,6 +11,7 @@ public final class ShutdownSignal: Sendable {
     private struct State {
         var reason: String?
         var waiters: [CheckedContinuation<Void, Never>] = []
+        var actions: [@Sendable () -> Void] = []
     }
 
     private let state = Mutex(State())
@@ -23,13 +24,26 @@ public final class ShutdownSignal: Sendable {
 
     /// Requests the shutdown (the first reason given stays) and wakes every waiter.
     public func request(reason: String) {
-        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
-            guard state.reason == nil else { return [] }
+        let (waiters, actions) = state.withLock { state -> ([CheckedContinuation<Void, Never>], [@Sendable () -> Void]) in
+            guard state.reason == nil else { return ([], []) }
             state.reason = reason
-            defer { state.waiters = [] }
-            return state.waiters
+            defer { state.waiters = []; state.actions = [] }
+            return (state.waiters, state.actions)
         }
+        for action in actions { action() }
         for waiter in waiters { waiter.resume() }
+    }
+
+    /// Runs `action` when the shutdown is requested (at once if it was), on the requesting
+    /// thread: for work that blocks a thread rather than awaits, such as a connect to a
+    /// database that does not answer, which must be given up at once.
+    public func whenRequested(_ action: @escaping @Sendable () -> Void) {
+        let now = state.withLock { state in
+            guard state.reason == nil else { return true }
+            state.actions.append(action)
+            return false
+        }
+        if now { action() }
     }
 
     /// Returns once the shutdown is requested (at once if it was).

@@ -33,6 +33,11 @@ struct HTTPAnswer: Sendable {
 final class HTTPClient: Sendable {
     let server: URL
     let token: String?
+    /// The device name sent with every write (`NavPrefs-Device`), as the server accepts it.
+    let deviceName: String?
+    /// This client as the server records the author of its writes (its label is the server's:
+    /// unknown here).
+    let author: ChangeAuthor
     /// For reads (and, on Apple platforms, the event stream's configuration).
     let session: URLSession
     /// For writes: never a connection a read left open.
@@ -48,9 +53,15 @@ final class HTTPClient: Sendable {
         private let pool = ConnectionPool()
     #endif
 
-    init(server: URL, token: String?, configuration: URLSessionConfiguration) {
+    init(server: URL, token: String?, deviceName: String?, configuration: URLSessionConfiguration) {
         self.server = server
         self.token = token
+        self.deviceName = deviceName
+        // `npt_<id>_<secret>`: the id is the part the server records.
+        let id = token.flatMap { token in
+            token.hasPrefix("npt_") ? token.dropFirst(4).split(separator: "_", maxSplits: 1).first.map(String.init) : nil
+        }
+        author = ChangeAuthor(token: id ?? ChangeAuthor.openToken, device: deviceName)
         session = URLSession(configuration: configuration)
         writeSession = URLSession(configuration: configuration)
         timeout = .milliseconds(Int64(max(configuration.timeoutIntervalForRequest, 1) * 1000))
@@ -77,6 +88,8 @@ final class HTTPClient: Sendable {
                  body: Data? = nil, accept: String = "application/json") throws(NavPrefsError) -> WireRequest {
         var fields = extraHeaders + [("Accept", accept)]
         if let token { fields.append(("Authorization", "Bearer \(token)")) }
+        // Writes name the device they come from; the server records it with the change.
+        if let deviceName, method != "GET", method != "HEAD" { fields.append(("NavPrefs-Device", DeviceNameField.encoded(deviceName))) }
         return WireRequest(method: method, url: try url(path, query: query), headers: fields + headers, body: body, timeout: timeout)
     }
 

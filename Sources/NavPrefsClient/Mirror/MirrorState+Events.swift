@@ -10,6 +10,10 @@ struct MirrorChange: Sendable {
     var navigation: [JSON] = []
     /// The mirror was replaced whole (a reload after `reset`).
     var reloaded = false
+    /// Who made the change, when its event says (``ChangeAuthor``).
+    var author: ChangeAuthor?
+    /// Made by this library's own writes (queued here, or answered to it).
+    var local = false
     /// An event could not be applied: a merge patch made from a version of its key the mirror
     /// does not hold. The mirror must be read again (as after a `reset`).
     var stale = false
@@ -21,6 +25,8 @@ struct MirrorChange: Sendable {
         refreshed = refreshed || other.refreshed
         navigation += other.navigation
         reloaded = reloaded || other.reloaded
+        author = author ?? other.author
+        local = local || other.local
         stale = stale || other.stale
     }
 }
@@ -40,15 +46,17 @@ extension MirrorState {
         var change = MirrorChange()
         if let id { lastEventID = max(lastEventID, id) }
         guard let version = data["version"]?.int64Value else { return change }
+        let author = ChangeAuthor(json: data["author"])
+        change.author = author
         switch type {
         case "counter":
             let removed = data["operation"]?.stringValue == "remove"
-            apply(key: "numIndex", stored: removed ? nil : data["stringValue"], version: version, into: &change)
+            apply(key: "numIndex", stored: removed ? nil : data["stringValue"], version: version, author: author, into: &change)
         case "refresh":
             let removed = Set(data["removed"]?.arrayValue?.compactMap(\.stringValue) ?? [])
             for key in data["keys"]?.arrayValue?.compactMap(\.stringValue) ?? [] where Self.fontKeys.contains(key) {
                 let value = (key == "sliderValuekey" ? data["sliderValue"] : data["fontSize"])?.doubleValue
-                apply(key: key, stored: removed.contains(key) ? nil : value.map(JSON.number), version: version, into: &change)
+                apply(key: key, stored: removed.contains(key) ? nil : value.map(JSON.number), version: version, author: author, into: &change)
             }
         case "preference":
             if case .object(let defaults)? = data["defaults"] {
@@ -56,6 +64,7 @@ extension MirrorState {
                 let touched = Set(registered.map { KeyBytes($0.name) }).union(defaults.map { KeyBytes($0.name) })
                 registered = defaults
                 defaultsVersion = version
+                defaultsAuthor = author
                 for key in touched.sorted() where keys[key]?.stored == nil { change.keys.append(key.string) }
             } else if case .object(let changes)? = data["changedDefaults"] {
                 // A merge of the defaults: only its keys, each with its default now (null: unregistered).
@@ -70,6 +79,7 @@ extension MirrorState {
                     }
                 }
                 defaultsVersion = version
+                defaultsAuthor = author
                 for member in changes where keys[KeyBytes(member.name)]?.stored == nil { change.keys.append(member.name) }
             } else if let key = data["key"]?.stringValue, let patch = data["patch"] {
                 // A merge (RFC 7396): the patch applies only onto the version it was made from.
@@ -80,10 +90,10 @@ extension MirrorState {
                     change.stale = true
                     return change
                 }
-                apply(key: key, stored: merged, version: version, into: &change)
+                apply(key: key, stored: merged, version: version, author: author, into: &change)
             } else if let key = data["key"]?.stringValue {
                 let removed = data["removed"]?.boolValue == true
-                apply(key: key, stored: removed ? nil : data["value"], version: version, into: &change)
+                apply(key: key, stored: removed ? nil : data["value"], version: version, author: author, into: &change)
             }
         case "navigation":
             if applySession(data, version: version) { change.navigation.append(data) }
@@ -95,9 +105,9 @@ extension MirrorState {
         return change
     }
 
-    private mutating func apply(key: String, stored: JSON?, version: Int64, into change: inout MirrorChange) {
+    private mutating func apply(key: String, stored: JSON?, version: Int64, author: ChangeAuthor?, into change: inout MirrorChange) {
         guard version > keys[KeyBytes(key)]?.version ?? 0 else { return }
-        keys[KeyBytes(key)] = Key(stored: stored, version: version)
+        keys[KeyBytes(key)] = Key(stored: stored, version: version, author: author)
         change.keys.append(key)
         if Self.fontKeys.contains(key) { change.refreshed = true }
     }

@@ -13,8 +13,10 @@ extension MirrorState {
             .init("preferencesVersion", .integer(preferencesVersion)),
             .init("defaultsVersion", .integer(defaultsVersion)),
             .init("keys", .object(keys.sorted { $0.key < $1.key }.map { key, state in
-                .init(key.string, .object([.init("stored", state.stored ?? .null), .init("version", .integer(state.version))]))
+                .init(key.string, .object([.init("stored", state.stored ?? .null), .init("version", .integer(state.version)),
+                                           .init("author", state.author?.json ?? .null)]))
             })),
+            .init("defaultsAuthor", defaultsAuthor?.json ?? .null),
             .init("registered", .object(registered)),
             .init("sessions", .array(sessions.map(\.json))),
         ])
@@ -33,8 +35,10 @@ extension MirrorState {
         defaultsVersion = json["defaultsVersion"]?.int64Value ?? 0
         for member in keys {
             let stored = member.value["stored"].flatMap { stored -> JSON? in stored == .null ? JSON?.none : stored }
-            self.keys[KeyBytes(member.name)] = Key(stored: stored, version: member.value["version"]?.int64Value ?? 0)
+            self.keys[KeyBytes(member.name)] = Key(stored: stored, version: member.value["version"]?.int64Value ?? 0,
+                                                   author: ChangeAuthor(json: member.value["author"]))
         }
+        defaultsAuthor = ChangeAuthor(json: json["defaultsAuthor"])
         self.registered = registered
         self.sessions = sessions.compactMap(Session.init(json:))
     }
@@ -51,6 +55,7 @@ extension MirrorState {
         loaded = true
         self.preferencesVersion = preferencesVersion
         self.defaultsVersion = defaultsVersion
+        defaultsAuthor = ChangeAuthor(json: state["defaults"]?["lastChange"]?["author"])
         self.registered = registered
         for member in values {
             guard let value = member.value["value"], let version = member.value["version"]?.int64Value else {
@@ -59,7 +64,7 @@ extension MirrorState {
             // `JSON?.none`, not `nil`: JSON is ExpressibleByNilLiteral, so `cond ? value : nil`
             // is a JSON, and a key showing its default would be stored as `null`.
             let stored: JSON? = member.value["source"]?.stringValue == "stored" ? value : JSON?.none
-            keys[KeyBytes(member.name)] = Key(stored: stored, version: version)
+            keys[KeyBytes(member.name)] = Key(stored: stored, version: version, author: ChangeAuthor(json: member.value["lastChange"]?["author"]))
         }
         self.sessions = sessions.compactMap(Session.init(json:))
     }

@@ -10,6 +10,8 @@ struct MirrorState: Sendable, Equatable {
         var stored: JSON?
         /// The version of the last change that touched the key: its write, or its removal.
         var version: Int64
+        /// Who made that change, when the server said (its event, or the state's `lastChange`).
+        var author: ChangeAuthor? = nil
     }
 
     /// One of the profile's navigation sessions, as its list shows it.
@@ -35,6 +37,8 @@ struct MirrorState: Sendable, Equatable {
     /// The version of the whole set of values and defaults (a multi-key write's `If-Match`).
     var preferencesVersion: Int64 = 0
     var defaultsVersion: Int64 = 0
+    /// Who last changed the registered defaults, when the server said.
+    var defaultsAuthor: ChangeAuthor?
     /// By their bytes, as the server keeps them (``KeyBytes``): `café` NFC and NFD are two keys.
     var keys: [KeyBytes: Key] = [:]
     /// The registered defaults, in registration order.
@@ -96,7 +100,8 @@ struct MirrorState: Sendable, Equatable {
 
     static func == (lhs: MirrorState, rhs: MirrorState) -> Bool {
         lhs.server == rhs.server && lhs.profile == rhs.profile && lhs.lastEventID == rhs.lastEventID && lhs.loaded == rhs.loaded
-            && lhs.preferencesVersion == rhs.preferencesVersion && lhs.defaultsVersion == rhs.defaultsVersion && lhs.keys == rhs.keys
+            && lhs.preferencesVersion == rhs.preferencesVersion && lhs.defaultsVersion == rhs.defaultsVersion
+            && lhs.defaultsAuthor == rhs.defaultsAuthor && lhs.keys == rhs.keys
             && lhs.registered == rhs.registered && lhs.sessions == rhs.sessions
             && lhs.pending.map(\.id) == rhs.pending.map(\.id) && lhs.pending.map(\.effect) == rhs.pending.map(\.effect)
     }
@@ -109,6 +114,16 @@ struct MirrorState: Sendable, Equatable {
         if let state = keys[bytes], state.stored != nil { return state.version }
         guard registered.contains(where: { $0.name.sameBytes(as: key) }) else { return nil }
         return max(keys[bytes]?.version ?? 0, defaultsVersion)
+    }
+
+    /// Who made the change the value of `key` comes from, as the server recorded it (``version(ofKey:)``'s
+    /// change): the stored value's write, else the later of its removal and the defaults' last
+    /// change; `me` while a write of this device to it is queued. `nil` when not known.
+    func author(ofKey key: String, me: ChangeAuthor) -> ChangeAuthor? {
+        if pending.contains(where: { $0.effect.keys(registered: registered.map(\.name)).contains { $0.sameBytes(as: key) } }) { return me }
+        let state = keys[KeyBytes(key)]
+        if let state, state.stored != nil || state.version >= defaultsVersion { return state.author }
+        return registered.contains { $0.name.sameBytes(as: key) } ? defaultsAuthor : nil
     }
 
     /// Where `key`'s value comes from: `stored`, `registered` or `absent`.

@@ -4,6 +4,8 @@
 // what that token can do and nothing more.
 
 const TOKEN_KEY = 'navprefs.token';
+/** The device the console's writes come from, as the API records it beside the token. */
+const DEVICE = 'web console';
 
 /** The bearer token of this tab, if one was given. */
 export const token = {
@@ -66,6 +68,7 @@ export async function request(method, path, { body, ifMatch } = {}) {
   if (bearer) headers.Authorization = `Bearer ${bearer}`;
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   if (ifMatch !== undefined && ifMatch !== null) headers['If-Match'] = `"${ifMatch}"`;
+  if (method !== 'GET' && method !== 'HEAD') headers['NavPrefs-Device'] = DEVICE;
   let response;
   try {
     response = await fetch(path, {

@@ -1,14 +1,15 @@
 // The profile page: the seed apps' counter (000) and font settings (001) as the app shows them,
-// a screen that listens for doRefreshNotification, every preference with its source and typed
-// reads, the registered defaults and the event tail, all kept live by the profile's events.
-import { api, paths, request } from './api.js';
+// a screen that listens for doRefreshNotification, every preference with its source, typed
+// reads, who changed it last and its history, the registered defaults and the event tail, all
+// kept live by the profile's events.
+import { api, paths } from './api.js';
 import { icon } from './icons.js';
 import { LiveStream } from './live.js';
 import { barButton, navBar, phone } from './phone.js';
 import {
   byId, clock, compact, fill, h, isProfileName, links, mountChrome, param, problemBox, setStreamPill, toast,
 } from './ui.js';
-import { VERSION_HINT, versionText } from './words.js';
+import { VERSION_HINT, authorName, changedBy, timeAgo, versionText } from './words.js';
 
 mountChrome('profile');
 
@@ -24,11 +25,13 @@ const TAIL_LENGTH = 60;
 const WELL_KNOWN = { numIndex: 'the counter', sliderValuekey: 'font settings', fontSizekey: 'font settings' };
 
 const state = {
-  counter: { value: 0, stringValue: '0', version: 0 },
-  font: { sliderValue: 0, fontSize: 0, effectiveFontSize: 17, version: 0 },
+  counter: { value: 0, stringValue: '0', version: 0, lastChange: null },
+  font: { sliderValue: 0, fontSize: 0, effectiveFontSize: 17, version: 0, lastChange: null },
   preferences: { values: {}, version: 0 },
   defaults: { values: {}, version: 0 },
   sources: {},
+  /** Each key's last change as the state read says it (`lastChange`: when, and by whom). */
+  changes: {},
   exists: true,
   dragging: false,
   startedAt: null,
@@ -43,6 +46,8 @@ function roundHalfAway(value) {
 
 const counterValue = h('div', { class: 'counter-value', id: 'counter-value', 'aria-live': 'polite', text: '0' });
 const counterMeta = h('div', { class: 'counter-meta', id: 'counter-meta' });
+const counterChanged = h('div', { class: 'counter-meta changed-by', id: 'counter-changed' });
+const fontChanged = h('div', { class: 'font-readout changed-by', id: 'font-changed' });
 const fontSample = h('p', { class: 'font-sample', id: 'font-sample', text: 'The quick brown fox jumps over the lazy dog.' });
 const fontSlider = h('input', {
   type: 'range', class: 'font-slider', id: 'font-slider', min: SLIDER_MIN, max: SLIDER_MAX, step: '1', value: '0',
@@ -75,7 +80,7 @@ function buildScreens() {
         // rightBarButtonItems = [plus, minus, clear]: UIKit draws the first rightmost.
         // No title, as in seed 000: with three items on the right, a title would cover them.
         navBar({ back: BACK, right: [clear, minus, plus], ids: { backTitle: 'counter-back-title' } }),
-        h('div', { class: 'screen-body counter-body' }, counterValue, counterMeta),
+        h('div', { class: 'screen-body counter-body' }, counterValue, counterMeta, counterChanged),
         h('div', { class: 'home-indicator' }),
       ],
     }),
@@ -87,7 +92,7 @@ function buildScreens() {
         h('div', { class: 'screen-body font-body' },
           fontSample,
           h('div', { class: 'font-row' }, h('span', { class: 'small-a', text: 'A' }), fontSlider, h('span', { class: 'large-a', text: 'A' })),
-          fontReadout, fontLines),
+          fontReadout, fontChanged, fontLines),
         h('div', { class: 'home-indicator' }),
       ],
     }),
@@ -109,6 +114,40 @@ function renderCounter() {
   fill(counterMeta, h('code', { text: `numIndex = "${text}"` }),
     state.counter.version ? ` · changed at ${versionText(state.counter.version)}` : ' · never changed');
   counterMeta.title = VERSION_HINT;
+  showChange(counterChanged, state.counter.lastChange);
+}
+
+/**
+ * "changed by <device or token label>, <time ago>" in `element`, for `lastChange` (nothing when
+ * not known). The time is kept in the element, so the ticker below can age it.
+ */
+function showChange(element, lastChange) {
+  element.textContent = changedBy(lastChange);
+  element.title = lastChange ? `${lastChange.at}${lastChange.author ? ` · token ${lastChange.author.token}` : ''}` : '';
+  if (lastChange) {
+    element.dataset.at = lastChange.at;
+    element.dataset.who = authorName(lastChange.author);
+  } else {
+    delete element.dataset.at;
+  }
+}
+
+// "2 min ago" grows older while the page stays open.
+setInterval(() => {
+  for (const element of document.querySelectorAll('.changed-by[data-at]')) {
+    element.textContent = `changed by ${element.dataset.who}, ${timeAgo(element.dataset.at)}`;
+  }
+}, 15000);
+
+/**
+ * The last change a state, a write's answer or an event carries: the state's `lastChange`, or
+ * an event's `author` (committed a moment ago: the state read that follows each event brings the
+ * commit's own time), else what was known of this version.
+ */
+function lastChangeOf(update, current) {
+  if (update.lastChange !== undefined) return update.lastChange;
+  if (update.author) return { at: new Date().toISOString(), author: update.author };
+  return update.version === current.version ? current.lastChange : null;
 }
 
 /** Draws the screens' labels at `size` pt, within DRAWN_MIN-DRAWN_MAX; what the readout adds. */
@@ -130,6 +169,7 @@ function renderFont({ moveSlider = true } = {}) {
   fontReadout.textContent = (state.font.fontSize > 0
     ? `slider ${state.font.sliderValue} · ${state.font.sliderValue} + 17 = ${size} pt`
     : `nothing stored · ${size} pt (the default)`) + clamped;
+  showChange(fontChanged, state.font.lastChange);
 }
 
 // ---------- writes ----------
@@ -208,13 +248,15 @@ fontSlider.addEventListener('change', () => {
 
 function applyCounter(counter) {
   if (counter.version < state.counter.version) return;
-  state.counter = { value: counter.value, stringValue: counter.stringValue, version: counter.version };
+  state.counter = { value: counter.value, stringValue: counter.stringValue, version: counter.version,
+    lastChange: lastChangeOf(counter, state.counter) };
   renderCounter();
 }
 
 function applyFont(font) {
   if (font.version < state.font.version) return;
-  state.font = { sliderValue: font.sliderValue, fontSize: font.fontSize, effectiveFontSize: font.effectiveFontSize, version: font.version };
+  state.font = { sliderValue: font.sliderValue, fontSize: font.fontSize, effectiveFontSize: font.effectiveFontSize, version: font.version,
+    lastChange: lastChangeOf(font, state.font) };
   renderFont();
 }
 
@@ -227,25 +269,19 @@ function showRefreshFlash(id) {
 
 // ---------- preferences and defaults ----------
 
+/**
+ * Reads the profile's state, one snapshot: every value with its source and last change, the
+ * defaults, the counter and the font settings.
+ */
 async function loadPreferences() {
-  const [preferences, defaults] = await Promise.all([
-    request('GET', `${base}/preferences`).then((answer) => answer.data),
-    request('GET', `${base}/defaults`),
-  ]);
-  state.preferences = { values: preferences.values, version: preferences.version };
-  state.defaults = { values: (defaults.data && defaults.data.values) || {}, version: defaults.version || 0 };
-  // A key with a registered default may show it or a stored value: only its own read tells.
-  const shared = Object.keys(preferences.values).filter((key) => key in state.defaults.values);
-  const sources = {};
-  await Promise.all(shared.map(async (key) => {
-    try {
-      sources[key] = (await api('GET', `${base}/preferences/${encodeURIComponent(key)}`)).source;
-    } catch {
-      sources[key] = 'registered';
-    }
-  }));
-  for (const key of Object.keys(preferences.values)) sources[key] = sources[key] || 'stored';
-  state.sources = sources;
+  const profileState = await api('GET', `${base}/state`);
+  const entries = Object.entries(profileState.preferences.values);
+  state.preferences = { values: Object.fromEntries(entries.map(([key, entry]) => [key, entry.value])), version: profileState.preferences.version };
+  state.sources = Object.fromEntries(entries.map(([key, entry]) => [key, entry.source]));
+  state.changes = Object.fromEntries(entries.map(([key, entry]) => [key, entry.lastChange]));
+  state.defaults = { values: profileState.defaults.values, version: profileState.defaults.version };
+  applyCounter(profileState.counter);
+  applyFont(profileState.font);
   renderPreferences();
   renderDefaults();
 }
@@ -268,8 +304,14 @@ function preferenceRow(key) {
   const source = state.sources[key] || 'stored';
   const row = h('tr', { dataset: { key } });
   const valueCell = h('td', { class: 'value', text: compact(value, 120) });
+  const changed = h('span', { class: 'changed-by' });
+  showChange(changed, state.changes[key]);
   const typedArea = h('div');
-  valueCell.append(typedArea);
+  const historyArea = h('div');
+  // The key's history on demand, beside who changed it last.
+  const history = h('button', { class: 'link-button history-button', type: 'button', text: 'history',
+    'aria-label': `History of ${key}`, onclick: () => showHistory(key, historyArea) });
+  valueCell.append(h('div', { class: 'change-line' }, changed, changed.textContent ? ' · ' : '', history), typedArea, historyArea);
   row.append(
     h('td', {}, h('code', { text: key }), WELL_KNOWN[key] ? h('div', { class: 'screen-id', text: WELL_KNOWN[key] }) : null),
     valueCell,
@@ -296,6 +338,37 @@ async function showTypedReads(key, area) {
   } catch (error) {
     fill(area, problemBox(error));
   }
+}
+
+/** The key's changes, newest first, with who made each (a click again hides them). */
+async function showHistory(key, area) {
+  if (area.childElementCount) {
+    fill(area);
+    return;
+  }
+  try {
+    const page = await api('GET', `${base}/preferences/${encodeURIComponent(key)}/history?limit=20`);
+    const items = page.changes.map((change) => h('li', { dataset: { eventId: change.eventId } },
+      h('span', { class: 'event-id', text: `#${change.eventId}` }),
+      h('span', { class: 'history-value', text: historyText(change) }),
+      h('span', { class: 'history-author', text: `${authorName(change.author)}, ${timeAgo(change.timestamp)}`, title: change.timestamp })));
+    const more = page.next !== null ? 'older changes: the next page of the history'
+      : page.complete ? '' : `changes before event #${page.historyBegins} are no longer kept`;
+    fill(area, h('div', { class: 'history' },
+      items.length ? h('ol', { class: 'history-list' }, items) : h('p', { class: 'empty', text: 'No change kept in the event log.' }),
+      more ? h('p', { class: 'panel-note', text: more }) : null));
+  } catch (error) {
+    fill(area, problemBox(error));
+  }
+}
+
+/** What one change of a history set: a value, a removal, a counter step, the font settings. */
+function historyText(change) {
+  if (change.type === 'counter') return `${change.operation}${change.by && change.by !== 1 ? ` by ${change.by}` : ''} → ${change.stringValue}`;
+  if (change.type === 'refresh') return `slider ${change.sliderValue} → ${change.effectiveFontSize} pt`;
+  if (change.removed) return `removed → reads ${compact(change.value, 40)}`;
+  if (change.patch) return `merged ${compact(change.patch, 60)}`;
+  return compact(change.value, 60);
 }
 
 function editPreference(key, cell) {
@@ -412,7 +485,8 @@ function addToTail(type, id, data, fresh) {
   tail.prepend(h('li', { class: fresh ? 'fresh' : null, dataset: { type, id: id || '' } },
     h('span', { class: 'event-id', text: id ? `#${id}` : '—' }),
     h('span', { class: `event-type event-type-${type}`, text: type }),
-    h('span', { class: 'event-summary', text: summary(type, data), title: JSON.stringify(data) }),
+    h('span', { class: 'event-summary', text: summary(type, data) + (data && data.author ? ` · ${authorName(data.author)}` : ''),
+      title: JSON.stringify(data) }),
     h('span', { class: 'event-time', text: fresh ? clock() : 'earlier' })));
   while (tail.childElementCount > TAIL_LENGTH) tail.lastElementChild.remove();
 }
@@ -451,11 +525,8 @@ const stream = new LiveStream(profile, { onEvent, onStatus: (status, error) => s
 async function loadAll() {
   fill(byId('page-problem'));
   try {
-    const [counter, font] = await Promise.all([api('GET', `${base}/counter`), api('GET', `${base}/font`)]);
-    state.counter = { value: 0, stringValue: '0', version: 0 };
-    state.font = { sliderValue: 0, fontSize: 0, effectiveFontSize: 17, version: 0 };
-    applyCounter(counter);
-    applyFont(font);
+    state.counter = { value: 0, stringValue: '0', version: 0, lastChange: null };
+    state.font = { sliderValue: 0, fontSize: 0, effectiveFontSize: 17, version: 0, lastChange: null };
     await loadPreferences();
     state.exists = true;
   } catch (error) {

@@ -85,3 +85,32 @@ export function versionText(version) {
 
 export const VERSION_HINT = 'Versions are the profile’s event numbers: every change to this profile, of any kind, takes the next one. '
   + 'Writes name the version they saw, so a change made elsewhere meanwhile is refused, not overwritten.';
+
+/**
+ * "changed by <who>, <when>" for a value's `lastChange` (null: not known). Who: the device the
+ * writer named, else its token's label, else the token's id (`open`: the open mode).
+ */
+export function changedBy(lastChange, now = Date.now()) {
+  if (!lastChange) return '';
+  return `changed by ${authorName(lastChange.author)}, ${timeAgo(lastChange.at, now)}`;
+}
+
+/** How a person reads an author: its device, else its token's label, else its token. */
+export function authorName(author) {
+  if (!author) return 'someone before authors were recorded';
+  if (author.device) return author.device;
+  if (author.label) return author.label;
+  return author.token === 'open' ? 'a client without a token' : `token ${author.token}`;
+}
+
+/** `at` (RFC 3339) as "just now", "5 s ago", "3 min ago", "2 h ago", "4 days ago". */
+export function timeAgo(at, now = Date.now()) {
+  const seconds = Math.max(0, Math.round((now - Date.parse(at)) / 1000));
+  if (!Number.isFinite(seconds)) return 'at an unknown time';
+  if (seconds < 5) return 'just now';
+  if (seconds < 60) return `${seconds} s ago`;
+  if (seconds < 3600) return `${Math.floor(seconds / 60)} min ago`;
+  if (seconds < 86400) return `${Math.floor(seconds / 3600)} h ago`;
+  const days = Math.floor(seconds / 86400);
+  return days === 1 ? '1 day ago' : `${days} days ago`;
+}

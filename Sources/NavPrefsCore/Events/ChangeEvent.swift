@@ -44,6 +44,24 @@ public struct ChangeEvent: Sendable, Hashable {
         hasher.combine(payload)
     }
 
+    /// The event with its author in its data (`"author"`, the last member), as the log keeps it.
+    public func authored(by author: ChangeAuthor) -> ChangeEvent {
+        var payload = self.payload
+        payload["author"] = author.json
+        return ChangeEvent(type: type, payload: payload)
+    }
+
+    /// The history the change is listed in (``HistorySubject``): the counter's, the font
+    /// settings', or a preference key's; `nil` for the defaults and navigation.
+    public var subject: String? {
+        switch type {
+        case .counter: HistorySubject.counter
+        case .refresh: HistorySubject.font
+        case .preference: if case .string(let key)? = payload["key"] { key } else { nil }
+        case .navigation, .reset, .shutdown, .revoked: nil
+        }
+    }
+
     /// A counter change (the `numIndex` key, through the counter routes or the preference
     /// routes): the operation, its step, the new value and version.
     public static func counter(_ operation: CounterOperation, _ state: CounterState) -> ChangeEvent {

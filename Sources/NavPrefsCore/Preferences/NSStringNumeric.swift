@@ -135,7 +135,7 @@ public enum NSStringNumeric {
 
     /// The decimal reader behind `String.scan<T: BinaryFloatingPoint>` (Scanner.swift) since
     /// swift-corelibs-foundation PR #2820 ("Scanner: When parsing floating point, use appropriate
-    /// initialiser"): it walks the same grammar as before but hands the text it accepted to
+    /// initialiser"): it walks the grammar of the older reader but hands the text it accepted to
     /// `T(String)` (the Swift standard library's correctly rounded `Double(_:)` / `Float(_:)`)
     /// instead of accumulating digits itself.
     ///

@@ -24,13 +24,29 @@ public struct PreferenceSlot: Sendable, Hashable {
     public let registered: JSONValue?
     /// The version of the profile's registered defaults (0 until first registered).
     public let defaultsVersion: Version
+    /// When and by whom the key's stored value was written, or removed (its tombstone); `nil`
+    /// when the store does not know (never written, or written before authors were recorded).
+    public let storedChange: LastChange?
+    /// The same for the profile's registered defaults.
+    public let defaultsChange: LastChange?
 
-    public init(key: PreferenceKey, stored: Stored?, removedAt: Version? = nil, registered: JSONValue?, defaultsVersion: Version) {
+    public init(key: PreferenceKey, stored: Stored?, removedAt: Version? = nil, registered: JSONValue?, defaultsVersion: Version,
+                storedChange: LastChange? = nil, defaultsChange: LastChange? = nil) {
         self.key = key
         self.stored = stored
         self.removedAt = stored == nil ? removedAt : nil
         self.registered = registered
         self.defaultsVersion = defaultsVersion
+        self.storedChange = storedChange
+        self.defaultsChange = defaultsChange
+    }
+
+    /// The change ``viewVersion`` names, when the store knows it: the stored value's write, else
+    /// the later of its removal and the defaults' last change (what readers see came from it).
+    public var lastChange: LastChange? {
+        if stored != nil { return storedChange }
+        if let removedAt, removedAt >= defaultsVersion { return storedChange }
+        return defaultsVersion > .initial ? defaultsChange : nil
     }
 
     /// P-5/P-6: what `object(forKey:)` answers: the stored value, else the registered default.
@@ -67,14 +83,17 @@ public struct PreferenceSnapshot: Sendable, Hashable {
     public let defaultsVersion: Version
     /// The newest change to any value or default of the profile: the ETag of the whole set.
     public let version: Version
+    /// When and by whom the registered defaults last changed, when the store knows.
+    public let defaultsChange: LastChange?
 
     public init(profile: ProfileName, stored: [PreferenceKey: PreferenceSlot.Stored], registered: JSONObject,
-                defaultsVersion: Version, version: Version) {
+                defaultsVersion: Version, version: Version, defaultsChange: LastChange? = nil) {
         self.profile = profile
         self.stored = stored
         self.registered = registered
         self.defaultsVersion = defaultsVersion
         self.version = version
+        self.defaultsChange = defaultsChange
     }
 
     /// Every key with a value in either layer, stored values over defaults (P-5), in byte order.

@@ -26,11 +26,9 @@ public enum AccessToken {
         text.unicodeScalars.count <= maxLabel && !text.unicodeScalars.contains { $0.properties.generalCategory == .control }
     }
 
-    /// RFC 3339 in UTC with milliseconds, like the log's timestamps (admin answers only: not a hot path).
+    /// RFC 3339 in UTC with milliseconds, like the log's timestamps (``Timestamp``).
     public static func timestamp(milliseconds: Int64) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.string(from: Date(timeIntervalSince1970: Double(milliseconds) / 1000))
+        Timestamp.rfc3339(milliseconds: milliseconds)
     }
 
     /// Whether `text` has the shape of a token id: 12 lowercase hex characters.

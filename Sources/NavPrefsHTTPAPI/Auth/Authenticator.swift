@@ -22,10 +22,26 @@ import Synchronization
 /// without a token (``tokensAppeared``).
 final class Authenticator: Sendable {
     /// Who is calling: the id of the access token that vouched for the request (directly, or
-    /// through a stream token it issued); `nil` when no token was needed.
+    /// through a stream token it issued), and its label, read with the token and cached with it
+    /// (a write records both as its author); `nil` when no token was needed.
     struct Caller: Sendable, Equatable {
         let tokenID: String?
-        static let anonymous = Caller(tokenID: nil)
+        let label: String?
+        /// An admin token, or no token needed (the open mode, an open route): the caller may see
+        /// every profile, and what admins alone may ask (a profile's events by author).
+        let seesEveryProfile: Bool
+        static let anonymous = Caller(tokenID: nil, label: nil, seesEveryProfile: true)
+
+        init(tokenID: String?, label: String?, seesEveryProfile: Bool) {
+            self.tokenID = tokenID
+            self.label = label
+            self.seesEveryProfile = seesEveryProfile
+        }
+
+        /// The caller an access token makes.
+        init(token record: TokenRecord?, id: String) {
+            self.init(tokenID: id, label: record?.label, seesEveryProfile: record != nil && record?.profile == nil)
+        }
     }
 
     /// What ``decide(_:profile:head:)`` concluded without waiting, or
@@ -141,7 +157,7 @@ final class Authenticator: Sendable {
             }
             let now = ContinuousClock.now
             if let cached = state.withLock({ $0.tokens[id] }), now - cached.fetched < Self.cacheTTL {
-                return Self.judge(bearer, cached.record, access, profile).map(Decision.deny) ?? .allow(Caller(tokenID: id))
+                return Self.judge(bearer, cached.record, access, profile).map(Decision.deny) ?? .allow(Caller(token: cached.record, id: id))
             }
             return .check { [self] () async throws(StoreError) -> Verdict in
                 let record = try await store.token(id: id)
@@ -156,7 +172,7 @@ final class Authenticator: Sendable {
                 } else if !isRequired {
                     return .allow(.anonymous)
                 }
-                return Self.judge(bearer, record, access, profile).map(Verdict.deny) ?? .allow(Caller(tokenID: id))
+                return Self.judge(bearer, record, access, profile).map(Verdict.deny) ?? .allow(Caller(token: record, id: id))
             }
         }
         if access == .profileStream, let token = Self.streamToken(head) {
@@ -173,7 +189,7 @@ final class Authenticator: Sendable {
                 } else if isRequired {
                     return .deny(Self.invalidToken())  // made while no token was needed; one is now
                 }
-                return grant.profile.rawValue == profile ? .allow(Caller(tokenID: issuer)) : .deny(Self.notVisible(profile))
+                return grant.profile.rawValue == profile ? .allow(Caller(tokenID: issuer, label: nil, seesEveryProfile: false)) : .deny(Self.notVisible(profile))
             }
         }
         return .deny(APIError(.unauthorized, "This route needs a token: send Authorization: Bearer <token>.",

@@ -49,6 +49,7 @@ public enum ProblemType: String, Sendable, CaseIterable {
     case hostNotAllowed = "host-not-allowed"
     case foreignOrigin = "foreign-origin"
     case invalidIdempotencyKey = "invalid-idempotency-key"
+    case invalidDeviceName = "invalid-device-name"
     case idempotencyKeyReused = "idempotency-key-reused"
     case invalidHost = "invalid-host"
     case invalidOrigin = "invalid-origin"
@@ -79,7 +80,7 @@ public enum ProblemType: String, Sendable, CaseIterable {
         case .quotaExceeded: 409
         case .httpVersionNotSupported: 505
         case .foreignOrigin: 403
-        case .invalidIdempotencyKey: 400
+        case .invalidIdempotencyKey, .invalidDeviceName: 400
         case .idempotencyKeyReused: 422
         case .invalidValue, .valueTooLarge, .nestedTooDeeply: 422
         case .tooManyPreferences: 409
@@ -147,6 +148,7 @@ public enum ProblemType: String, Sendable, CaseIterable {
         case .httpVersionNotSupported: "HTTP version not supported"
         case .foreignOrigin: "Request from a foreign web origin"
         case .invalidIdempotencyKey: "Invalid Idempotency-Key"
+        case .invalidDeviceName: "Invalid NavPrefs-Device"
         case .idempotencyKeyReused: "Idempotency-Key used for another request"
         }
     }

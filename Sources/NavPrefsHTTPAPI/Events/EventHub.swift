@@ -102,7 +102,8 @@ final class EventHub: Sendable {
     ///   - issuer: the access token that vouched for the stream (its streams count together);
     ///     `nil` when none was needed, then `client` (the client's address) counts them.
     /// - Throws: 503 when the server holds its maximum of streams, 429 when the token or address does.
-    func register(profile: ProfileName, client: String, issuer: String?, filter: EventFilter) throws(APIError) -> Subscriber {
+    func register(profile: ProfileName, client: String, issuer: String?, filter: EventFilter,
+                  authors: AuthorFilter? = nil) throws(APIError) -> Subscriber {
         let limitKey = issuer.map { "token:" + $0 } ?? client
         let holder = issuer.map { "The token \($0)" } ?? client
         let outcome: Result<Subscriber, APIError> = registry.withLock { registry in
@@ -121,7 +122,7 @@ final class EventHub: Sendable {
             }
             registry.nextID += 1
             let subscriber = Subscriber(id: registry.nextID, profile: profile, limitKey: limitKey, issuer: issuer, filter: filter,
-                                        quietSince: quietSince(ofNew: registry.nextID))
+                                        authors: authors, quietSince: quietSince(ofNew: registry.nextID))
             registry.byProfile[profile, default: [:]][subscriber.id] = subscriber
             registry.perKey[limitKey, default: 0] += 1
             registry.count += 1

@@ -39,6 +39,8 @@ final class Subscriber: Sendable {
     /// The access token that vouched for the stream, directly or by a stream token it issued.
     let issuer: String?
     let filter: EventFilter
+    /// An admin's filter by author (``AuthorFilter``), when the stream asked for one.
+    let authors: AuthorFilter?
     let registeredAt = ContinuousClock.now
     private let state = Mutex(State())
     /// When its stream was last written to (``StreamClock`` nanoseconds), read without the lock
@@ -49,12 +51,14 @@ final class Subscriber: Sendable {
     /// - Parameter quietSince: when the stream counts as last written to; the hub backdates it
     ///   by up to one heartbeat interval, so that streams opened together do not all fall due in
     ///   the same round.
-    init(id: Int, profile: ProfileName, limitKey: String, issuer: String?, filter: EventFilter, quietSince: Int64 = StreamClock.now()) {
+    init(id: Int, profile: ProfileName, limitKey: String, issuer: String?, filter: EventFilter, authors: AuthorFilter? = nil,
+         quietSince: Int64 = StreamClock.now()) {
         self.id = id
         self.profile = profile
         self.limitKey = limitKey
         self.issuer = issuer
         self.filter = filter
+        self.authors = authors
         lastWrite = Atomic(quietSince)
     }
 
@@ -72,7 +76,7 @@ final class Subscriber: Sendable {
                 var written = 0
                 for (event, frame) in events where event.id > state.lastID {
                     state.lastID = event.id
-                    guard filter.admits(event.type) else { continue }
+                    guard wants(event) else { continue }
                     if !stream.write(frame, tag: event.id) { state.phase = .closed; return written }
                     written += 1
                 }
@@ -83,6 +87,11 @@ final class Subscriber: Sendable {
         }
         if written > 0 { lastWrite.store(now, ordering: .relaxed) }
         return written
+    }
+
+    /// Whether its stream carries `event`: of a type it asked for, by an author it asked for.
+    func wants(_ event: LoggedEvent) -> Bool {
+        filter.admits(event.type) && authors?.admits(event) ?? true
     }
 
     /// Goes live on `stream`: writes `opening` (retry hint, reset or position, replayed events
@@ -100,7 +109,7 @@ final class Subscriber: Sendable {
             var written = 0
             for event in pending where event.id > state.lastID {
                 state.lastID = event.id
-                guard filter.admits(event.type) else { continue }
+                guard wants(event) else { continue }
                 if !stream.write(SSEFrame.event(event), tag: event.id) { state.phase = .closed; return written }
                 written += 1
             }

@@ -17,6 +17,10 @@ struct CounterRoutes: RouteCollection {
     var routes: [Route] {
         [
             Route(.get, Self.resource, .profile, .reads, read),
+            // Who changed the counter, and how (``KeyHistory``).
+            Route(.get, Self.resource + "/history", .profile, .reads) { [store] request throws(APIError) in
+                try KeyHistory.read(request, of: HistorySubject.counter, store: store)
+            },
             Route(.put, Self.resource, .profile, .writes) { request throws(APIError) in
                 let body = try JSONBody.object(of: request.http, allowed: ["value"], required: true) ?? [:]
                 return try write(.set(try body.requireInt64("value")), request)

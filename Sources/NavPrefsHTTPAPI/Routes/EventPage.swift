@@ -40,20 +40,12 @@ enum EventPage {
     /// `after` (default 0) and `limit` (1 to 1000, default 100), checked whichever way the
     /// events are asked for, so that a malformed one is 400 also for a stream (which ignores them).
     static func bounds(of request: HTTPRequest) throws(APIError) -> (after: Int64, limit: Int) {
-        func number(_ name: String, _ range: ClosedRange<Int64>, default value: Int64) throws(APIError) -> Int64 {
-            guard let text = request.queryValue(name) else { return value }
-            guard text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }), let number = Int64(text),
-                  range.contains(number)
-            else {
-                throw APIError(.invalidQuery, "'\(name)' must be a whole number from \(range.lowerBound) to \(range.upperBound), not '\(text.prefix(40))'.")
-            }
-            return number
-        }
-        return (try number("after", 0...Int64.max, default: 0),
-                Int(try number("limit", 1...Int64(maxLimit), default: Int64(defaultLimit))))
+        (try request.wholeNumber("after", in: 0...Int64.max) ?? 0,
+         Int(try request.wholeNumber("limit", in: 1...Int64(maxLimit)) ?? Int64(defaultLimit)))
     }
 
-    static func read(_ request: APIRequest, profile: ProfileName, filter: EventFilter, store: any Store) throws(APIError) -> APIResult {
+    static func read(_ request: APIRequest, profile: ProfileName, filter: EventFilter, authors: AuthorFilter? = nil,
+                     store: any Store) throws(APIError) -> APIResult {
         let (after, limit) = try bounds(of: request.http)
         return .deferred { () async throws(StoreError) -> HTTPResponse in
             let log = try await store.eventLogBounds(of: profile)
@@ -66,7 +58,7 @@ enum EventPage {
                 return answer(profile, after: after, events: [], next: log.latest, latest: log.latest, reset: (.expired, log))
             }
             let next = events.last?.id ?? after
-            return answer(profile, after: after, events: events.filter { filter.admits($0.type) }, next: next,
+            return answer(profile, after: after, events: events.filter { filter.admits($0.type) && authors?.admits($0) ?? true }, next: next,
                           latest: max(log.latest, next), reset: nil)
         }
     }

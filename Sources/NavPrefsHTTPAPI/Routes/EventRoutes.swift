@@ -26,20 +26,24 @@ struct EventRoutes: RouteCollection {
         } catch {
             throw APIError(.invalidQuery, "\(error.description.prefix(1).uppercased())\(error.description.dropFirst()).")
         }
+        let authors = try AuthorFilter(of: request)
         // The same events as one JSON page, for clients that cannot hold a stream open.
-        if EventPage.isWanted(request.http) { return try EventPage.read(request, profile: profile, filter: filter, store: store) }
+        if EventPage.isWanted(request.http) {
+            return try EventPage.read(request, profile: profile, filter: filter, authors: authors, store: store)
+        }
         _ = try EventPage.bounds(of: request.http)
         // HEAD: the stream's headers, and no stream (nothing registered, nothing replayed).
         if request.http.method == "HEAD" { return .immediate(HTTPResponse(status: 200, headers: Self.streamHeaders, body: .stream { _ in })) }
         // A field value's surrounding spaces and tabs are not part of it (RFC 9110 §5.5): `3 ` is 3.
         let lastEventID = request.http.headers[HeaderName.lastEventID].map(Self.withoutSurroundingWhitespace)
             ?? request.http.queryValue("last_event_id")
-        let subscriber = try hub.register(profile: profile, client: request.client, issuer: request.caller.tokenID, filter: filter)
+        let subscriber = try hub.register(profile: profile, client: request.client, issuer: request.caller.tokenID, filter: filter,
+                                          authors: authors)
         let store = self.store, hub = self.hub
         return .deferred { () async throws(StoreError) -> HTTPResponse in
             let opening: Opening
             do throws(StoreError) {
-                opening = try await Self.opening(store: store, profile: profile, filter: filter, lastEventID: lastEventID,
+                opening = try await Self.opening(store: store, profile: profile, wants: subscriber.wants, lastEventID: lastEventID,
                                                  limits: hub.limits)
             } catch {
                 hub.remove(subscriber)
@@ -73,7 +77,9 @@ struct EventRoutes: RouteCollection {
     }
 
     /// The retry hint, then the replay (or a `reset`, or the position to start from).
-    static func opening(store: any Store, profile: ProfileName, filter: EventFilter, lastEventID: String?,
+    /// - Parameter wants: whether the stream carries an event (its filters); the events it
+    ///   leaves out still move its position.
+    static func opening(store: any Store, profile: ProfileName, wants: (LoggedEvent) -> Bool, lastEventID: String?,
                         limits: EventHub.Limits) async throws(StoreError) -> Opening {
         let bounds = try await store.eventLogBounds(of: profile)
         let retry = SSEFrame.retry(milliseconds: Int(limits.retry.milliseconds))
@@ -95,7 +101,7 @@ struct EventRoutes: RouteCollection {
                 }
                 for event in page {
                     cursor = event.id
-                    guard filter.admits(event.type) else { continue }
+                    guard wants(event) else { continue }
                     bytes += SSEFrame.event(event)
                     lastWritten = event.id
                     replayed += 1

@@ -15,6 +15,10 @@ struct FontRoutes: RouteCollection {
         [
             Route(.get, Self.resource, .profile, .reads, read),
             Route(.put, Self.resource, .profile, .writes, write),
+            // Who changed the font settings (both keys: ``KeyHistory``).
+            Route(.get, Self.resource + "/history", .profile, .reads) { [store] request throws(APIError) in
+                try KeyHistory.read(request, of: HistorySubject.font, store: store)
+            },
         ]
     }
 

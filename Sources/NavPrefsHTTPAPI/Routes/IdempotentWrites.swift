@@ -20,11 +20,14 @@ enum IdempotentWrites {
     ///   whole profile (a collection's write answers every value): off the store's writer,
     ///   which would otherwise render it while other writes wait. `nil`: on the writer.
     /// - Throws: 400 `invalid-idempotency-key` for a key that is empty, too long or not printable ASCII.
+    /// The write is made by the request's author (``APIRequest/author``), recorded in its own
+    /// transaction with what it changes.
     static func run<Value: Sendable>(_ request: APIRequest, profile: ProfileName, store: any Store, _ write: StoreWrite<Value>,
                                      renderOn lane: LargeWorkLane? = nil,
                                      answer: @escaping @Sendable (Value) -> HTTPResponse) throws(APIError) -> APIResult {
-        // What the request carried: the store commits heavy writes apart from light ones.
-        let write = write.weighing(request.http.body.count)
+        // Made by the request's author; weighed by what the request carried (the store commits
+        // heavy writes apart from light ones).
+        let write = write.by(request.author).weighing(request.http.body.count)
         guard let key = try key(of: request.http) else {
             guard let lane else { return .pending { reply in store.perform(write) { reply($0.map(answer)) } } }
             return .pending { reply in store.perform(write) { result in lane.submit { reply(result.map(answer)) } } }

@@ -27,6 +27,11 @@ struct PreferenceRoutes: RouteCollection {
             Route(.get, Self.item, .profile, .reads, read),
             Route(.put, Self.item, .profile, .writes, maxBodyBytes: 80 << 10, write),
             Route(.delete, Self.item, .profile, .writes, remove),
+            // Who changed a key, and to what (``KeyHistory``).
+            Route(.get, Self.item + "/history", .profile, .reads) { [store] request throws(APIError) in
+                let key = try request.preferenceKey()
+                return try KeyHistory.read(request, of: HistorySubject.of(key), key: key, store: store)
+            },
         ]
     }
 
@@ -117,8 +122,9 @@ struct PreferenceRoutes: RouteCollection {
                 return APIError(.preferenceNotFound, "No value is stored or registered under '\(key.rawValue.prefix(80))'.")
                     .response(instance: request.http.path)
             }
-            return JSONResponse.make(Self.body(key, value: value, source: slot.source, version: version), version: version,
-                                     request: request.http)
+            var body = Self.body(key, value: value, source: slot.source, version: version)
+            body.add("lastChange", LastChangeJSON.value(slot.lastChange))
+            return JSONResponse.make(body, version: version, request: request.http)
         }
     }
 

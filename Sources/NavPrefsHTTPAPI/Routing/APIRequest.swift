@@ -11,10 +11,18 @@ public struct APIRequest: Sendable {
     let parameterValues: [String]
     /// Who vouched for the request (the access token's id), if anyone had to.
     let caller: Authenticator.Caller
+    /// The device a write named (`NavPrefs-Device`), if it named one.
+    let device: DeviceName?
     /// The client's address: the peer's, or the one a trusted proxy forwarded.
     let client: String
     /// Whether the client reached a trusted proxy over TLS.
     let isSecure: Bool
+
+    /// Who makes the request's write: the token that vouched for it (its id and label, never its
+    /// secret) or the open mode, and the device it named. Recorded with what the write changes.
+    var author: ChangeAuthor {
+        ChangeAuthor(token: caller.tokenID, label: caller.label, device: device?.rawValue)
+    }
 
     /// The value of template parameter `name` (always present once routed).
     func parameter(_ name: String) -> String {

@@ -10,6 +10,8 @@ extension HeaderName {
     public static let idempotentReplayed = "Idempotent-Replayed"
     /// On a keyed write's answer: the seconds its profile remembers keys as things stand.
     public static let idempotencyWindow = "Idempotency-Window"
+    /// The device a write comes from (``DeviceName``), recorded with its change beside the token.
+    public static let navPrefsDevice = "NavPrefs-Device"
     /// nginx's: `no` keeps it from buffering an event stream.
     public static let xAccelBuffering = "X-Accel-Buffering"
 }

@@ -96,7 +96,7 @@ public struct RequestPolicy: Sendable, Equatable {
 
 /// A bounded memo of `Host` values and whether they are served, shared by every copy of a
 /// policy (a reference: copies of the value see the same memo). At most ``capacity`` values: a
-/// client making up hosts empties it, and pays the parse as before.
+/// client making up hosts empties it, and pays a parse per request, as with no memo.
 final class HostVerdicts: Sendable {
     static let capacity = 256
     private let known = Mutex<[String: Bool]>([:])

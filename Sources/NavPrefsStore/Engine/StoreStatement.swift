@@ -6,9 +6,12 @@ public enum StoreStatement: Sendable, Hashable, CaseIterable {
 
     /// (profile, keys: texts) → per key in the order given: stored value (JSON text, NULL: none or
     /// a tombstone), its version (NULL: never stored), registered default (JSON text), the
-    /// profile's defaults version. No rows when the profile does not exist.
+    /// profile's defaults version, when the stored value or tombstone was written and its author
+    /// (JSON text; NULL: not known), when the defaults last changed and their author. No rows
+    /// when the profile does not exist.
     case readSlots
-    /// (profile) → defaults version, preferences version. No row when the profile does not exist.
+    /// (profile) → defaults version, preferences version, when the defaults last changed and
+    /// their author. No row when the profile does not exist.
     case profileVersions
     /// The same, the profile's row staying locked until the transaction ends.
     case profileVersionsForUpdate
@@ -16,13 +19,15 @@ public enum StoreStatement: Sendable, Hashable, CaseIterable {
     case storedPreferences
     /// (profile) → number of stored values (tombstones not counted).
     case countStoredPreferences
-    /// (profile, keys: texts, values: texts of JSON, version): stores each value under its key.
+    /// (profile, keys: texts, values: texts of JSON, version, author JSON or NULL): stores each
+    /// value under its key, changed now by the author.
     case upsertPreferences
-    /// (profile, key, value: JSON text, version): stores one value under its key, bound as it is:
-    /// no list is encoded around a large value and taken apart again, on the store's one writer.
+    /// (profile, key, value: JSON text, version, author JSON or NULL): stores one value under its
+    /// key, changed now by the author, bound as it is: no list is encoded around a large value and
+    /// taken apart again, on the store's one writer.
     case upsertPreference
-    /// (profile, keys: texts, version): removes the stored values, leaving tombstones that carry
-    /// the removal's version.
+    /// (profile, keys: texts, version, author JSON or NULL): removes the stored values, leaving
+    /// tombstones that carry the removal's version, time and author.
     case tombstonePreferences
     /// (profile, kept): deletes the tombstones of ordinary keys beyond the newest `kept`.
     case pruneTombstones
@@ -32,13 +37,15 @@ public enum StoreStatement: Sendable, Hashable, CaseIterable {
     case deleteDefaults
     /// (profile, keys: texts, values: texts of JSON): registers each, in the order given.
     case insertDefaults
-    /// (profile, version): the version of the profile's registered defaults.
+    /// (profile, version, author JSON or NULL): the version of the profile's registered
+    /// defaults, changed now by the author.
     case setDefaultsVersion
 
     // MARK: The counter
 
     /// (profile, assigned value or NULL, delta, event id, lowest admissible current value, highest,
-    /// versions If-Match admits (integers) or NULL, versions If-None-Match excludes or NULL) →
+    /// versions If-Match admits (integers) or NULL, versions If-None-Match excludes or NULL,
+    /// author JSON or NULL) →
     /// the new value and version; no row when a guard refused. One statement reads the counter
     /// through its layers (stored `numIndex`, else its registered default, else 0), applies the
     /// range guard that keeps the result within Int64 (C-7) and the precondition, and
@@ -75,9 +82,10 @@ public enum StoreStatement: Sendable, Hashable, CaseIterable {
 
     // MARK: The event log
 
-    /// (profile, id, type, data) → the commit time (milliseconds since 1970) of the new entry,
-    /// where it starts in the profile's log (the end of the newest entry before it) and its size
-    /// in bytes, both also recorded with it (for ``trimEventLog``). With several instances it
+    /// (profile, id, type, data, subject or NULL) → the commit time (milliseconds since 1970) of
+    /// the new entry, where it starts in the profile's log (the end of the newest entry before
+    /// it) and its size in bytes, both also recorded with it (for ``trimEventLog``). The subject
+    /// names the history the entry belongs to (``HistorySubject``). With several instances it
     /// also tells them (PostgreSQL's NOTIFY, delivered at commit).
     case appendEvent
     /// (profile) → the newest id issued (NULL: no such profile), the oldest id kept (NULL: none).
@@ -93,6 +101,13 @@ public enum StoreStatement: Sendable, Hashable, CaseIterable {
     /// (): sets every entry's start in its profile's log from the sizes of the entries before it
     /// (after an import, which writes entries without).
     case renumberEventLog
+    /// (profile, subject, before, limit, bytes) → id, type, data, created_at of the entries of
+    /// that history older than `before`, newest first, at most `limit`; data is NULL for those
+    /// past `bytes` of data (the first whatever its size). Not the counter's: see below.
+    case historyBefore
+    /// The same for the counter's history (`subject` unused): its events are not in the
+    /// subject's index.
+    case counterHistoryBefore
 
     // MARK: Access tokens and secrets
 

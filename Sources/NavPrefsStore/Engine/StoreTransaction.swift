@@ -19,9 +19,20 @@ public protocol StoreTransaction {
     ///     a whole (writes of sessions leave that version alone).
     /// - Returns: `nil` when the profile does not exist and `creating` is `false`.
     func claimEventID(of profile: ProfileName, creating: Bool, touchingPreferences: Bool) throws -> EventClaim?
+
+    /// Who makes the write this transaction runs (``StoreWrite/by(_:)``): recorded with what it
+    /// changes, in its events and beside its values. `nil` for writes nobody named an author of
+    /// (the store's own, such as a session's idle expiry).
+    var author: ChangeAuthor? { get }
 }
 
 extension StoreTransaction {
+    /// A dialect's transaction names no author; ``AuthoredTransaction`` does.
+    public var author: ChangeAuthor? { nil }
+
+    /// ``author`` as the store keeps it beside a value: its JSON text, or NULL.
+    var authorValue: StatementValue { author.map { .text($0.json.jsonText) } ?? .null }
+
     /// Runs `statement`, discarding its rows.
     public func run(_ statement: StoreStatement, _ values: StatementValue...) throws {
         _ = try rows(statement, values)

@@ -1,4 +1,4 @@
-import NavPrefsCore
+public import NavPrefsCore
 
 /// One write of the store algorithm as a value: the steps it runs inside a write transaction,
 /// given the store's limits.
@@ -47,5 +47,36 @@ public struct StoreWrite<Value: Sendable>: Sendable {
     /// (``boundedWork``), and it measures no quota, which sums every row of the profile.
     func runsBounded(under limits: StoreLimits) -> Bool {
         boundedWork && (!growsStorage || limits.profileQuotaBytes == 0)
+    }
+}
+
+extension StoreWrite {
+    /// The same write, made by `author`: its steps see the author on their transaction
+    /// (``StoreTransaction/author``), which records it in the write's events and beside the
+    /// values it stores, in the write's own transaction. The steps themselves are unchanged, so
+    /// whichever way a store runs writes (alone, grouped, under an idempotency key) runs this one,
+    /// with the same weight.
+    public func by(_ author: ChangeAuthor) -> StoreWrite {
+        let steps = self.steps
+        var authored = StoreWrite(of: profile, growsStorage: growsStorage) { transaction, limits in
+            try steps(AuthoredTransaction(base: transaction, author: author), limits)
+        }
+        authored.weight = weight
+        return authored
+    }
+}
+
+/// A write's transaction that knows who makes the write (``StoreWrite/by(_:)``); everything
+/// else goes to the transaction it wraps.
+struct AuthoredTransaction: StoreTransaction {
+    let base: any StoreTransaction
+    let author: ChangeAuthor?
+
+    func rows(_ statement: StoreStatement, _ values: [StatementValue]) throws -> [StoreRow] {
+        try base.rows(statement, values)
+    }
+
+    func claimEventID(of profile: ProfileName, creating: Bool, touchingPreferences: Bool) throws -> EventClaim? {
+        try base.claimEventID(of: profile, creating: creating, touchingPreferences: touchingPreferences)
     }
 }

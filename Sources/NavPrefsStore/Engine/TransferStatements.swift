@@ -8,11 +8,11 @@ extension StoreStatement {
         switch self {
         case .exportProfiles:
             """
-            SELECT name, created_at, last_event_id, defaults_version, preferences_version FROM profiles
+            SELECT name, created_at, last_event_id, defaults_version, preferences_version, defaults_changed_at, defaults_author FROM profiles
             WHERE \(dialect.byteOrder("name")) > $1 ORDER BY \(dialect.byteOrder("name")) LIMIT $2
             """
         case .exportPreferences:
-            "SELECT key, value, version FROM preferences WHERE profile = $1 ORDER BY \(dialect.byteOrder("key"))"
+            "SELECT key, value, version, changed_at, author FROM preferences WHERE profile = $1 ORDER BY \(dialect.byteOrder("key"))"
         case .exportSessions:
             "SELECT id, state, version, created_seq, created_at, label, updated_at FROM sessions WHERE profile = $1 ORDER BY created_seq, \(dialect.byteOrder("id"))"
         case .exportSecrets:
@@ -34,25 +34,31 @@ extension StoreStatement {
         case .clearPreferences: "DELETE FROM preferences"
         case .clearProfiles: "DELETE FROM profiles WHERE name <> 'default'"
         case .resetDefaultProfile:
-            "UPDATE profiles SET last_event_id = 0, defaults_version = 0, preferences_version = 0 WHERE name = 'default'"
+            """
+            UPDATE profiles SET last_event_id = 0, defaults_version = 0, preferences_version = 0, defaults_changed_at = NULL,
+                defaults_author = NULL WHERE name = 'default'
+            """
         case .clearTokens: "DELETE FROM tokens"
         case .clearSecrets: "DELETE FROM secrets"
         case .importProfiles:
             // `WHERE true` keeps SQLite from reading ON CONFLICT as part of the join.
             """
-            INSERT INTO profiles (name, created_at, last_event_id, defaults_version, preferences_version)
-            SELECT r.name, r.created_at, r.last_event_id, r.defaults_version, r.preferences_version
+            INSERT INTO profiles (name, created_at, last_event_id, defaults_version, preferences_version, defaults_changed_at, defaults_author)
+            SELECT r.name, r.created_at, r.last_event_id, r.defaults_version, r.preferences_version, r.defaults_changed_at, r.defaults_author
             FROM \(dialect.rows(1, alias: "r", columns: [("name", .text), ("created_at", .integer), ("last_event_id", .integer),
-                                                          ("defaults_version", .integer), ("preferences_version", .integer)]))
+                                                          ("defaults_version", .integer), ("preferences_version", .integer),
+                                                          ("defaults_changed_at", .integer), ("defaults_author", .text)]))
             WHERE true
             ON CONFLICT (name) DO UPDATE SET created_at = excluded.created_at, last_event_id = excluded.last_event_id,
-                defaults_version = excluded.defaults_version, preferences_version = excluded.preferences_version
+                defaults_version = excluded.defaults_version, preferences_version = excluded.preferences_version,
+                defaults_changed_at = excluded.defaults_changed_at, defaults_author = excluded.defaults_author
             """
         case .importPreferences:
             """
-            INSERT INTO preferences (profile, key, value, version)
-            SELECT r.profile, r.key, r.value, r.version
-            FROM \(dialect.rows(1, alias: "r", columns: [("profile", .text), ("key", .text), ("value", .text), ("version", .integer)]))
+            INSERT INTO preferences (profile, key, value, version, changed_at, author)
+            SELECT r.profile, r.key, r.value, r.version, r.changed_at, r.author
+            FROM \(dialect.rows(1, alias: "r", columns: [("profile", .text), ("key", .text), ("value", .text), ("version", .integer),
+                                                          ("changed_at", .integer), ("author", .text)]))
             """
         case .importDefaults:
             """
@@ -71,10 +77,10 @@ extension StoreStatement {
             """
         case .importEvents:
             """
-            INSERT INTO events (profile, id, type, data, created_at, log_offset, log_size)
-            SELECT r.profile, r.id, r.type, r.data, r.created_at, 0, \(dialect.byteLength("r.data"))
+            INSERT INTO events (profile, id, type, data, created_at, log_offset, log_size, subject)
+            SELECT r.profile, r.id, r.type, r.data, r.created_at, 0, \(dialect.byteLength("r.data")), r.subject
             FROM \(dialect.rows(1, alias: "r", columns: [("profile", .text), ("id", .integer), ("type", .text), ("data", .text),
-                                                          ("created_at", .integer)]))
+                                                          ("created_at", .integer), ("subject", .text)]))
             """
         case .importTokens:
             """

@@ -22,8 +22,22 @@ package enum Steps {
             let version = try row.optionalInt64(1)
             let stored = try row.optionalText(0).map { PreferenceSlot.Stored(value: try parse($0), version: Version(version ?? 0)) }
             return PreferenceSlot(key: key, stored: stored, removedAt: stored == nil ? version.map(Version.init) : nil,
-                                  registered: try row.optionalText(2).map(parse), defaultsVersion: Version(try row.int64(3)))
+                                  registered: try row.optionalText(2).map(parse), defaultsVersion: Version(try row.int64(3)),
+                                  storedChange: try lastChange(row, at: 4), defaultsChange: try lastChange(row, at: 6))
         }
+    }
+
+    /// The change recorded in columns `column` (when, milliseconds) and `column + 1` (the
+    /// author's JSON); `nil` when the time is NULL (written before authors were recorded).
+    package static func lastChange(_ row: StoreRow, at column: Int) throws -> LastChange? {
+        guard let at = try row.optionalInt64(column) else { return nil }
+        return LastChange(at: at, author: try row.optionalText(column + 1).map(author))
+    }
+
+    /// An author as the store keeps it. Only the store writes these, so a failure means damaged data.
+    package static func author(_ text: String) throws(StoreError) -> ChangeAuthor {
+        guard let author = ChangeAuthor(try parse(text)) else { throw .corrupted(reason: "a stored author is not one") }
+        return author
     }
 
     /// A key with neither a stored value nor a default, of a profile nobody wrote to.
@@ -36,12 +50,15 @@ package enum Steps {
         try readSlots([key], of: profile, in: transaction)?.first
     }
 
-    /// Appends `event` to the profile's log under `id` (from the claim); returns the entry, for
-    /// the feed once the transaction commits.
+    /// Appends `event` to the profile's log under `id` (from the claim), with the write's author
+    /// in its data and the history it belongs to (``ChangeEvent/subject``); returns the entry,
+    /// for the feed once the transaction commits.
     package static func log(_ event: ChangeEvent, id: Int64, for profile: ProfileName, in transaction: any StoreTransaction) throws
         -> LoggedEvent {
+        let event = transaction.author.map { event.authored(by: $0) } ?? event
         let data = event.data
-        let row = try transaction.firstRow(.appendEvent, .text(profile.rawValue), .integer(id), .text(event.type.rawValue), .text(data))
+        let row = try transaction.firstRow(.appendEvent, .text(profile.rawValue), .integer(id), .text(event.type.rawValue), .text(data),
+                                           event.subject.map(StatementValue.text) ?? .null)
         return LoggedEvent(id: id, profile: profile, type: event.type, data: data, timestamp: try row?.int64(0) ?? 0)
     }
 

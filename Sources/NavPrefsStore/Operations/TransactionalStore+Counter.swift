@@ -27,7 +27,7 @@ extension StoreWrite where Value == CounterChange {
         // read and its write.
         guard let row = try transaction.firstRow(
             .applyCounter, .text(profile.rawValue), .optional(operation.assignedValue), .integer(operation.delta ?? 0),
-            .integer(claim.eventID), .integer(range.lowerBound), .integer(range.upperBound), versions, excluded)
+            .integer(claim.eventID), .integer(range.lowerBound), .integer(range.upperBound), versions, excluded, transaction.authorValue)
         else {
             throw refusal(operation, profile: profile, precondition: precondition,
                           slot: try Steps.readSlot(WellKnownKey.counter, of: profile, in: transaction))

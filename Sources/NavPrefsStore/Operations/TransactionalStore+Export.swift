@@ -102,15 +102,16 @@ private struct Exporter {
         let defaults = try transaction.rows(.registeredDefaults, .text(name.rawValue))
         if defaultsVersion > 0 || !defaults.isEmpty {
             let values = JSONObject(try defaults.map { (try $0.text(0), try Steps.parse(try $0.text(1))) })
-            try emit(.defaults(profile: name, version: defaultsVersion, values: values))
+            try emit(.defaults(profile: name, version: defaultsVersion, values: values, lastChange: try Steps.lastChange(row, at: 5)))
         }
         for row in try transaction.rows(.exportPreferences, .text(name.rawValue)) {
             let keyText = try row.text(0)
             guard let key = try? PreferenceKey(keyText) else { throw StoreError.corrupted(reason: "stored key '\(keyText)' of '\(name)'") }
             if let value = row.optionalText(1) {
-                try emit(.preference(profile: name, key: key, version: try row.int64(2), value: try Steps.parse(value)))
+                try emit(.preference(profile: name, key: key, version: try row.int64(2), value: try Steps.parse(value),
+                                     lastChange: try Steps.lastChange(row, at: 3)))
             } else {
-                try emit(.tombstone(profile: name, key: key, version: try row.int64(2)))
+                try emit(.tombstone(profile: name, key: key, version: try row.int64(2), lastChange: try Steps.lastChange(row, at: 3)))
             }
         }
         for row in try transaction.rows(.exportSessions, .text(name.rawValue)) {

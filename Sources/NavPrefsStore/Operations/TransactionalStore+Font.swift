@@ -13,7 +13,7 @@ extension StoreWrite where Value == FontChange {
             try Steps.checkView(precondition, against: FontState(profile: profile, slider: slots[0], fontSize: slots[1]).version)
             try transaction.run(.upsertPreferences, .text(profile.rawValue), .texts(keys.map(\.rawValue)),
                                 .texts([JSONValue.number(settings.sliderValue).jsonText, JSONValue.number(settings.fontSize).jsonText]),
-                                .integer(claim.eventID))
+                                .integer(claim.eventID), transaction.authorValue)
             let state = FontState(profile: profile, settings: settings, version: Version(claim.eventID))
             // Exactly one refresh per accepted change (F-6), whatever the values were before.
             let logged = try Steps.log(.refresh(state, changedKeys: keys), id: claim.eventID, for: profile, in: transaction)

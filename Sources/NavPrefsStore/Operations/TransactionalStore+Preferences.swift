@@ -150,7 +150,8 @@ enum PreferenceSteps {
                       patched: (patch: JSONValue, from: Version)? = nil, of profile: ProfileName,
                       in transaction: any StoreTransaction) throws -> (slot: PreferenceSlot, event: LoggedEvent, text: String) {
         let text = text ?? value.jsonText
-        try transaction.run(.upsertPreference, .text(profile.rawValue), .text(key.rawValue), .text(text), .integer(id))
+        try transaction.run(.upsertPreference, .text(profile.rawValue), .text(key.rawValue), .text(text), .integer(id),
+                            transaction.authorValue)
         let after = PreferenceSlot(key: key, stored: .init(value: value, version: Version(id)),
                                    registered: before.registered, defaultsVersion: before.defaultsVersion)
         let event = if let patched, WellKnownKey.view(of: key) == .none {
@@ -165,7 +166,7 @@ enum PreferenceSteps {
     /// Old tombstones of keys no view combines are pruned: removals cannot grow a profile without bound.
     static func remove(_ key: PreferenceKey, before: PreferenceSlot, id: Int64, kept: Int, of profile: ProfileName,
                                in transaction: any StoreTransaction) throws -> (slot: PreferenceSlot, event: LoggedEvent) {
-        try transaction.run(.tombstonePreferences, .text(profile.rawValue), .texts([key.rawValue]), .integer(id))
+        try transaction.run(.tombstonePreferences, .text(profile.rawValue), .texts([key.rawValue]), .integer(id), transaction.authorValue)
         try transaction.run(.pruneTombstones, .text(profile.rawValue), .integer(Int64(kept)))
         let after = PreferenceSlot(key: key, stored: nil, removedAt: Version(id), registered: before.registered,
                                    defaultsVersion: before.defaultsVersion)
@@ -198,7 +199,8 @@ enum PreferenceSteps {
             stored[key] = PreferenceSlot.Stored(value: try Steps.parse(try row.text(1)), version: Version(try row.int64(2)))
         }
         return PreferenceSnapshot(profile: profile, stored: stored, registered: try registeredDefaults(of: profile, in: transaction),
-                                  defaultsVersion: Version(try versions.int64(0)), version: Version(try versions.int64(1)))
+                                  defaultsVersion: Version(try versions.int64(0)), version: Version(try versions.int64(1)),
+                                  defaultsChange: try Steps.lastChange(versions, at: 2))
     }
 
     /// The registered defaults of `profile`, in the order they were registered.
@@ -271,7 +273,7 @@ extension StoreWrite where Value == DefaultsChange {
                 try transaction.run(.insertDefaults, .text(profile.rawValue), .texts(registered.keys),
                                     .texts(registered.map(\.value.jsonText)))
             }
-            try transaction.run(.setDefaultsVersion, .text(profile.rawValue), .integer(claim.eventID))
+            try transaction.run(.setDefaultsVersion, .text(profile.rawValue), .integer(claim.eventID), transaction.authorValue)
             let state = DefaultsState(profile: profile, values: registered, version: Version(claim.eventID))
             // A merge logs the keys it touched, a replacement the whole set it was sent.
             let event: ChangeEvent = merging

@@ -20,12 +20,15 @@ extension StoreRead where Value == ProfileState {
             var byKey: [PreferenceKey: PreferenceSlot] = [:]
             for slot in slots { byKey[slot.key] = slot }
             let slot = { (key: PreferenceKey) in byKey[key] ?? Steps.emptySlot(key) }
+            let (slider, size) = (slot(WellKnownKey.sliderValue), slot(WellKnownKey.fontSize))
             return ProfileState(
                 profile: profile, lastEventID: bounds.latest, preferences: preferences,
                 slots: slots.filter { $0.value != nil },
                 counter: CounterState(profile: profile, slot: slot(WellKnownKey.counter)),
-                font: FontState(profile: profile, slider: slot(WellKnownKey.sliderValue), fontSize: slot(WellKnownKey.fontSize)),
-                sessions: try SessionSteps.summaries(of: profile, in: transaction))
+                font: FontState(profile: profile, slider: slider, fontSize: size),
+                sessions: try SessionSteps.summaries(of: profile, in: transaction),
+                counterChange: slot(WellKnownKey.counter).lastChange,
+                fontChange: slider.viewVersion >= size.viewVersion ? slider.lastChange : size.lastChange)
         }
     }
 }

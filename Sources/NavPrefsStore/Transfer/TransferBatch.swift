@@ -24,9 +24,9 @@ public struct TransferBatch: Sendable {
         [profiles, preferences, defaults, sessions, events, tokens, secrets].reduce(0) { $0 + $1.bytes.count }
     }
 
-    public mutating func add(_ profile: TransferProfile, defaultsVersion: Int64) {
+    public mutating func add(_ profile: TransferProfile, defaultsVersion: Int64, defaultsChange: LastChange? = nil) {
         profiles.append([.text(profile.name.rawValue), .integer(profile.createdAt), .integer(profile.lastEventID),
-                         .integer(defaultsVersion), .integer(profile.preferencesVersion)])
+                         .integer(defaultsVersion), .integer(profile.preferencesVersion)] + Self.cells(defaultsChange))
     }
 
     public mutating func addDefaults(_ values: JSONObject, of profile: ProfileName) {
@@ -36,8 +36,16 @@ public struct TransferBatch: Sendable {
     }
 
     /// A stored value, or a tombstone when `value` is `nil`.
-    public mutating func addPreference(_ key: PreferenceKey, value: JSONValue?, version: Int64, of profile: ProfileName) {
-        preferences.append([.text(profile.rawValue), .text(key.rawValue), value.map { .text($0.jsonText) } ?? .null, .integer(version)])
+    public mutating func addPreference(_ key: PreferenceKey, value: JSONValue?, version: Int64, lastChange: LastChange? = nil,
+                                       of profile: ProfileName) {
+        preferences.append([.text(profile.rawValue), .text(key.rawValue), value.map { .text($0.jsonText) } ?? .null, .integer(version)]
+                           + Self.cells(lastChange))
+    }
+
+    /// A last change as the store keeps it: when, and the author's JSON (NULL when not known).
+    private static func cells(_ change: LastChange?) -> [RowList.Cell] {
+        guard let change else { return [.null, .null] }
+        return [.integer(change.at), change.author.map { .text($0.json.jsonText) } ?? .null]
     }
 
     /// A session, with the listing columns (depth, root, top) read from its decoded state.
@@ -48,9 +56,15 @@ public struct TransferBatch: Sendable {
                          session.label.map { .text($0) } ?? .null, .integer(session.updatedAt ?? session.createdAt)])
     }
 
+    /// An event, with the history it belongs to read from its type and data, as the log records it.
     public mutating func add(_ event: TransferEvent) {
+        let subject: String? = if let type = EventType(rawValue: event.type), case .object(let data) = event.data {
+            ChangeEvent(type: type, payload: data).subject
+        } else {
+            nil
+        }
         events.append([.text(event.profile.rawValue), .integer(event.id), .text(event.type), .text(event.data.jsonText),
-                       .integer(event.createdAt)])
+                       .integer(event.createdAt), subject.map { .text($0) } ?? .null])
     }
 
     public mutating func add(_ token: TokenRecord) {

@@ -14,9 +14,11 @@
 public enum TransferFormat {
     /// The `format` of the header.
     public static let name = "navprefs-export"
-    /// The version this build writes and the newest it reads. A change that an older reader
-    /// would misread takes a new version.
-    public static let version = 1
+    /// The version this build writes and the newest it reads (it reads every older one too). A
+    /// change that an older reader would misread takes a new version: 2 added each value's,
+    /// tombstone's and defaults' `lastChange` (when and by whom), which a reader of 1 refuses
+    /// as an unknown member.
+    public static let version = 2
     /// The longest line an import reads: an event can carry a profile's 1000 registered
     /// defaults of up to 64 KiB each, escaped.
     public static let maxLineBytes = 160 << 20

@@ -119,7 +119,7 @@ private final class BatchWriter {
     private var validator = TransferValidator()
     private var batch = TransferBatch()
     /// The current profile's row waits for its defaults record, which carries the defaults' version.
-    private var pending: (profile: TransferProfile, defaultsVersion: Int64)?
+    private var pending: (profile: TransferProfile, defaultsVersion: Int64, defaultsChange: LastChange?)?
     private var writing: Task<Void, any Error>?
 
     init(store: any TransactionalStore, limits: (rows: Int, bytes: Int), progress: @escaping (TransferCounts) -> Void) {
@@ -141,19 +141,22 @@ private final class BatchWriter {
         do { session = try validator.check(record, line: line) } catch { throw .invalid(error) }
         switch record {
         case .profile, .token, .secret, .end:
-            if let waiting = pending { batch.add(waiting.profile, defaultsVersion: waiting.defaultsVersion) }
+            if let waiting = pending { batch.add(waiting.profile, defaultsVersion: waiting.defaultsVersion, defaultsChange: waiting.defaultsChange) }
             pending = nil
         default:
             break
         }
         switch record {
         case .header, .end: break
-        case .profile(let profile): pending = (profile, 0)
-        case .defaults(let profile, let version, let values):
+        case .profile(let profile): pending = (profile, 0, nil)
+        case .defaults(let profile, let version, let values, let lastChange):
             pending?.defaultsVersion = version
+            pending?.defaultsChange = lastChange
             batch.addDefaults(values, of: profile)
-        case .preference(let profile, let key, let version, let value): batch.addPreference(key, value: value, version: version, of: profile)
-        case .tombstone(let profile, let key, let version): batch.addPreference(key, value: nil, version: version, of: profile)
+        case .preference(let profile, let key, let version, let value, let lastChange):
+            batch.addPreference(key, value: value, version: version, lastChange: lastChange, of: profile)
+        case .tombstone(let profile, let key, let version, let lastChange):
+            batch.addPreference(key, value: nil, version: version, lastChange: lastChange, of: profile)
         case .session(let record):
             if let session { batch.add(record, decoded: session) }
         case .event(let event): batch.add(event)

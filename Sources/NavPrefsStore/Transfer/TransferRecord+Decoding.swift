@@ -32,12 +32,14 @@ extension TransferRecord {
                                             lastEventID: try fields.int64("lastEventId"),
                                             preferencesVersion: try fields.int64("preferencesVersion")))
         case "defaults":
-            self = .defaults(profile: try fields.profile("profile"), version: try fields.int64("version"), values: try fields.carriedValues("values"))
+            self = .defaults(profile: try fields.profile("profile"), version: try fields.int64("version"), values: try fields.carriedValues("values"),
+                             lastChange: try fields.lastChange())
         case "preference":
             self = .preference(profile: try fields.profile("profile"), key: try fields.key("key"), version: try fields.int64("version"),
-                               value: try fields.carried("value"))
+                               value: try fields.carried("value"), lastChange: try fields.lastChange())
         case "tombstone":
-            self = .tombstone(profile: try fields.profile("profile"), key: try fields.key("key"), version: try fields.int64("version"))
+            self = .tombstone(profile: try fields.profile("profile"), key: try fields.key("key"), version: try fields.int64("version"),
+                              lastChange: try fields.lastChange())
         case "session":
             let profile = try fields.profile("profile")
             let text = try fields.string("id")
@@ -177,6 +179,25 @@ struct TransferFields {
         } catch {
             throw TransferError(line: line, "'\(name)' is not a JSON text: \(error.message)")
         }
+    }
+
+    /// `lastChange` (format 2 on): when (`at`, milliseconds) and by whom (`author`, or null);
+    /// `nil` when the record has none.
+    mutating func lastChange() throws(TransferError) -> LastChange? {
+        guard has("lastChange") else { return nil }
+        var change = TransferFields(object: try object("lastChange"), line: line)
+        let at = try change.int64("at")
+        let author: ChangeAuthor?
+        switch try change.value("author") {
+        case .null: author = nil
+        case let value:
+            guard let found = ChangeAuthor(value) else {
+                throw TransferError(line: line, "'lastChange.author' is an object with the string 'token' and, optionally, 'label' and 'device'")
+            }
+            author = found
+        }
+        try change.finish()
+        return LastChange(at: at, author: author)
     }
 
     /// Refuses members nobody read.

@@ -21,22 +21,25 @@ extension TransferRecord {
             object.add("createdAt", profile.createdAt)
             object.add("lastEventId", profile.lastEventID)
             object.add("preferencesVersion", profile.preferencesVersion)
-        case .defaults(let profile, let version, let values):
+        case .defaults(let profile, let version, let values, let lastChange):
             object.add("record", "defaults")
             object.add("profile", profile.rawValue)
             object.add("version", version)
+            object.add(lastChange)
             object.addCarried("values", values)
-        case .preference(let profile, let key, let version, let value):
+        case .preference(let profile, let key, let version, let value, let lastChange):
             object.add("record", "preference")
             object.add("profile", profile.rawValue)
             object.add("key", key.rawValue)
             object.add("version", version)
+            object.add(lastChange)
             object.addCarried("value", value)
-        case .tombstone(let profile, let key, let version):
+        case .tombstone(let profile, let key, let version, let lastChange):
             object.add("record", "tombstone")
             object.add("profile", profile.rawValue)
             object.add("key", key.rawValue)
             object.add("version", version)
+            object.add(lastChange)
         case .session(let session):
             object.add("record", "session")
             object.add("profile", session.profile.rawValue)
@@ -81,6 +84,12 @@ extension TransferRecord {
 }
 
 extension JSONObjectBuilder {
+    /// `lastChange`, `{"at": ms, "author": {...} or null}`, when there is one.
+    mutating func add(_ lastChange: LastChange?) {
+        guard let lastChange else { return }
+        add("lastChange", .object(["at": .integer(lastChange.at), "author": lastChange.author?.json ?? .null]))
+    }
+
     /// `value` as member `name`, or, nested deeper than ``JSONDepth/maxInlineDepth`` (a value
     /// stored before the API bounded depth), its JSON text as `<name>JSON`: a line then nests a
     /// few levels, whatever the value, and every JSON parser reads it.

@@ -5,12 +5,15 @@ public enum TransferRecord: Sendable, Equatable {
     case header(TransferHeader)
     case profile(TransferProfile)
     /// A profile's registered defaults, in registration order, and their version (also written
-    /// when the set is empty but was registered: its version still counts for ETags).
-    case defaults(profile: ProfileName, version: Int64, values: JSONObject)
-    /// A stored value (any JSON but null, in the form the key's view reads) and its version.
-    case preference(profile: ProfileName, key: PreferenceKey, version: Int64, value: JSONValue)
-    /// A removed key's version, kept so that views over several keys never show a version again.
-    case tombstone(profile: ProfileName, key: PreferenceKey, version: Int64)
+    /// when the set is empty but was registered: its version still counts for ETags), with when
+    /// and by whom they last changed, when the store knows (format 2 on).
+    case defaults(profile: ProfileName, version: Int64, values: JSONObject, lastChange: LastChange? = nil)
+    /// A stored value (any JSON but null, in the form the key's view reads), its version, and
+    /// when and by whom it was written.
+    case preference(profile: ProfileName, key: PreferenceKey, version: Int64, value: JSONValue, lastChange: LastChange? = nil)
+    /// A removed key's version, kept so that views over several keys never show a version again,
+    /// and when and by whom it was removed.
+    case tombstone(profile: ProfileName, key: PreferenceKey, version: Int64, lastChange: LastChange? = nil)
     case session(TransferSession)
     case event(TransferEvent)
     /// An access token as stored: its SHA-256, never the token.

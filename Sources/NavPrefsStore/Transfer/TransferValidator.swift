@@ -61,7 +61,7 @@ public struct TransferValidator {
             previousProfile = profile.name
             current = ProfileState(profile: profile)
             counts.profiles += 1
-        case .defaults(let profile, let version, let values):
+        case .defaults(let profile, let version, let values, _):
             var state = try owner(profile, line)
             guard !state.sawDefaults else { throw fail("a second defaults record for '\(profile)'") }
             try checkVersion(version, of: state.profile, line)
@@ -72,7 +72,7 @@ public struct TransferValidator {
             state.sawDefaults = true
             current = state
             counts.defaults += 1
-        case .preference(let profile, let key, let version, let value):
+        case .preference(let profile, let key, let version, let value, _):
             var state = try owner(profile, line)
             guard state.keys.insert(key).inserted else { throw fail("a second record for key '\(key)' of '\(profile)'") }
             try checkVersion(version, of: state.profile, line)
@@ -80,7 +80,7 @@ public struct TransferValidator {
             try checkStoredForm(value, of: key, line)
             current = state
             counts.preferences += 1
-        case .tombstone(let profile, let key, let version):
+        case .tombstone(let profile, let key, let version, _):
             var state = try owner(profile, line)
             guard state.keys.insert(key).inserted else { throw fail("a second record for key '\(key)' of '\(profile)'") }
             try checkVersion(version, of: state.profile, line)
