@@ -166,10 +166,11 @@ final class Admitted: Sendable {
     let device: DeviceName?
     let requestID: String
 
-    init(route: Route, parameters: [String], caller: Authenticator.Caller, requestID: String) {
+    init(route: Route, parameters: [String], caller: Authenticator.Caller, device: DeviceName?, requestID: String) {
         self.route = route
         self.parameters = parameters
         self.caller = caller
+        self.device = device
         self.requestID = requestID
     }
 }

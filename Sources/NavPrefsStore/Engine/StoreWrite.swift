@@ -55,10 +55,10 @@ extension StoreWrite {
     /// (``StoreTransaction/author``), which records it in the write's events and beside the
     /// values it stores, in the write's own transaction. The steps themselves are unchanged, so
     /// whichever way a store runs writes (alone, grouped, under an idempotency key) runs this one,
-    /// with the same weight.
+    /// with the same weight, and in the event loop's turn when the write may run there.
     public func by(_ author: ChangeAuthor) -> StoreWrite {
         let steps = self.steps
-        var authored = StoreWrite(of: profile, growsStorage: growsStorage) { transaction, limits in
+        var authored = StoreWrite(of: profile, growsStorage: growsStorage, boundedWork: boundedWork) { transaction, limits in
             try steps(AuthoredTransaction(base: transaction, author: author), limits)
         }
         authored.weight = weight
