@@ -126,6 +126,20 @@ struct JSONValueTests {
         }
         #expect(!JSONWriter.needsEscaping(plain) && JSONValue.string(plain).jsonText == "\"" + plain + "\"")
         #expect(JSONValue.string("").jsonText == "\"\"")
+        // The scan tests eight bytes at a time: each byte that needs an escape at every offset of
+        // three words, beside multi-byte characters (bytes of 0x80 and above, never escaped) and
+        // the bytes next to the ones it looks for (0x1F/0x20, 0x21/0x23, 0x5B/0x5D).
+        for special in ["\u{00}", "\u{1F}", "\"", "\\", "\n"] {
+            for length in 1...24 {
+                for offset in 0..<length {
+                    var scalars = Array(repeating: "\u{20}!#[]ü", count: 4).joined().unicodeScalars.prefix(length).map(String.init)
+                    scalars[offset] = special
+                    let text = scalars.joined()
+                    #expect(JSONValue.string(text).jsonText == reference(text), "\(Array(special.utf8)) at \(offset) of \(length)")
+                    #expect(JSONWriter.needsEscaping(text), "\(Array(special.utf8)) at \(offset) of \(length)")
+                }
+            }
+        }
     }
 
     @Test("object member order is kept, equality ignores it")

@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Writes JSON text. Numbers use Swift's shortest round-trip form (`0.1`, not Jansson's
 /// `0.10000000000000001`), and a number that is whole keeps its `.0` so it reads back as a number.
 public enum JSONWriter {
@@ -51,7 +45,10 @@ public enum JSONWriter {
 
     /// Whether `string` holds a quote, a backslash or a control character.
     public static func needsEscaping(_ string: String) -> Bool {
-        string.withCString { text in plainRun(text) } != string.utf8.count
+        let count = string.utf8.count
+        return string.withCString { text in
+            text.withMemoryRebound(to: UInt8.self, capacity: count + 1) { bytes in plainRun(bytes, count) }
+        } != count
     }
 
     /// A string literal with the escapes RFC 8259 requires (quote, backslash, control characters).
@@ -82,7 +79,7 @@ public enum JSONWriter {
                 output.append(0x22)
                 var start = 0
                 while start < count {
-                    let run = min(plainRun(text + start), count - start)
+                    let run = plainRun(bytes + start, count - start)
                     output.append(contentsOf: UnsafeBufferPointer(start: bytes + start, count: run))
                     start += run
                     // A byte to escape, or a NUL inside the string, where the scan stopped.
@@ -96,19 +93,34 @@ public enum JSONWriter {
         }
     }
 
-    /// The bytes a string literal escapes, but NUL, which ends a C string: a scan stops there as
-    /// it stops at them (``plainRun(_:)``).
-    private static let escapedBytes = "\u{01}\u{02}\u{03}\u{04}\u{05}\u{06}\u{07}\u{08}\u{09}\u{0A}\u{0B}\u{0C}\u{0D}\u{0E}\u{0F}"
-        + "\u{10}\u{11}\u{12}\u{13}\u{14}\u{15}\u{16}\u{17}\u{18}\u{19}\u{1A}\u{1B}\u{1C}\u{1D}\u{1E}\u{1F}\"\\"
-
-    /// How many bytes from `text` on need no escape: up to the first that does, or to the NUL
-    /// that ends it (a NUL inside a string needs one too, so the caller, who knows the length,
-    /// tells the two apart). The C library's `strcspn` compares many bytes at a time, where a
-    /// loop over bytes in Swift costs a call per byte in debug builds, which the tests and the
-    /// hostile suite run: a large write's values are scanned two or three times on the store's
-    /// one writer, and such a loop made most of its time there.
-    private static func plainRun(_ text: UnsafePointer<CChar>) -> Int {
-        strcspn(text, escapedBytes)
+    /// How many of the `limit` bytes from `bytes` on need no escape: up to the first quote,
+    /// backslash or control character (NUL included), or `limit`.
+    ///
+    /// Eight bytes at a time (a word's bytes tested at once, as in "Bit Twiddling Hacks":
+    /// `hasless` and `haszero`), then byte by byte within the word that holds one. A loop over
+    /// single bytes costs a call per byte in debug builds, which the tests and the hostile suite
+    /// run: a large write's values are scanned two or three times on the store's one writer, and
+    /// such a loop made most of its time there. Never reads past `limit`.
+    static func plainRun(_ bytes: UnsafePointer<UInt8>, _ limit: Int) -> Int {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highBits: UInt64 = 0x8080_8080_8080_8080
+        let raw = UnsafeRawPointer(bytes)
+        var index = 0
+        while index + 8 <= limit {
+            let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            let control = (word &- ones &* 0x20) & ~word & highBits
+            let quote = word ^ (ones &* 0x22), backslash = word ^ (ones &* 0x5C)
+            let quotes = (quote &- ones) & ~quote & highBits
+            let backslashes = (backslash &- ones) & ~backslash & highBits
+            if control | quotes | backslashes != 0 { break }
+            index += 8
+        }
+        while index < limit {
+            let byte = bytes[index]
+            if byte < 0x20 || byte == 0x22 || byte == 0x5C { return index }
+            index += 1
+        }
+        return limit
     }
 
     private static func appendEscape(of byte: UInt8, to escaped: inout [UInt8]) {
