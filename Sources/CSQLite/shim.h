@@ -13,4 +13,11 @@ static inline sqlite3_destructor_type csqlite_transient(void) { return SQLITE_TR
    16.4k with trimming above 256 MiB, same RSS). mallopt is a macro-free function, but glibc's
    header is not part of Swift's Glibc module. */
 static inline int csqlite_set_malloc_trim_threshold(size_t bytes) { return mallopt(M_TRIM_THRESHOLD, (int) bytes); }
+
+/* SQLite keeps process-wide memory statistics by default, under a mutex taken on every one of
+   its allocations (Debian's build: pthread_mutex_lock in sqlite3Malloc showed in profiles of a
+   write). navprefs never reads them. sqlite3_config is variadic, which Swift cannot call; it
+   works only before SQLite is initialized (it answers SQLITE_MISUSE after). */
+static inline int csqlite_disable_memory_statistics(void) { return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0); }
+
 #endif

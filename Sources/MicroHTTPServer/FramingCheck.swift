@@ -24,6 +24,13 @@ enum FramingCheck {
             else { return .failure(.init(.unsupportedTransferEncoding)) }
             return .success(.chunked)
         }
+        // The usual case, one field with one member, read without collecting anything.
+        if headers.count(of: "Content-Length") == 1, let value = headers["Content-Length"], !value.utf8.contains(UInt8(ascii: ",")) {
+            let length = Substring(value).trimmingASCIISpaces()
+            guard !length.isEmpty, length.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") })
+            else { return .failure(.init(.invalidContentLength)) }
+            return .success(.length(Int(length) ?? Int.max))
+        }
         // Every field, and every comma-separated member of one, must state the same length.
         let members = headers.listMembers(for: HeaderName.contentLength, keepingEmpty: true)
         guard let first = members.first, members.allSatisfy({ $0 == first }),

@@ -34,6 +34,25 @@ public protocol HTTPHandler: Sendable {
     /// leaving one is how it ends). Called once, on the event-loop thread; the default does
     /// nothing. Where an application logs that the client aborted, after it logged the status.
     func answerUndelivered(status: Int, headers: HTTPHeaders, head: HTTPRequestHead)
+
+    /// A turn of the event loop begins, on its thread: every handler call until ``turnEnded()``
+    /// comes from this thread (one run of libmicrohttpd over the ready connections; one request
+    /// on the in-memory transport). Work a handler starts in the turn may wait for its end
+    /// (a store that commits the turn's writes once). The default does nothing.
+    func turnBegan()
+
+    /// The turn ended (libmicrohttpd's run returned): what the handler held for it may be
+    /// finished now, on this thread, without waiting for another. The default does nothing.
+    func turnEnded()
+
+    /// The event loop starts, on its thread; `wake` makes it run a turn soon (from any thread):
+    /// a handler that keeps work open past a turn's end uses it to have it finished. The
+    /// default does nothing.
+    func eventLoopStarted(wake: @escaping @Sendable () -> Void)
+
+    /// The event loop ran its last turn, on its thread: nothing may be held for a turn any more.
+    /// The default does nothing.
+    func eventLoopStopped()
 }
 
 /// Whether a request whose header fields are in may send its body (see ``HTTPHandler/admit(_:)``).
@@ -150,6 +169,14 @@ extension HTTPHandler {
     public func admit(_ head: HTTPRequestHead) -> HTTPAdmission { .proceed() }
 
     public func answerUndelivered(status: Int, headers: HTTPHeaders, head: HTTPRequestHead) {}
+
+    public func turnBegan() {}
+
+    public func turnEnded() {}
+
+    public func eventLoopStarted(wake: @escaping @Sendable () -> Void) {}
+
+    public func eventLoopStopped() {}
 
     public func response(for rejection: HTTPRejection, head: HTTPRequestHead) -> HTTPResponse {
         var headers = HTTPHeaders()

@@ -20,8 +20,12 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
     }
 
     /// The first value of the field `name` (ASCII case-insensitive), or `nil`.
+    ///
+    /// The lookups read each field's name by index: iterating the fields copied each one, name
+    /// and value, a reference count each (several lookups run per request).
     public subscript(name: String) -> String? {
-        fields.first { $0.name.equalsIgnoringASCIICase(name) }?.value
+        for index in fields.indices where fields[index].name.equalsIgnoringASCIICase(name) { return fields[index].value }
+        return nil
     }
 
     /// Every value of the field `name`, in the order received.
@@ -29,12 +33,15 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
         fields.filter { $0.name.equalsIgnoringASCIICase(name) }.map(\.value)
     }
 
-    public func contains(_ name: String) -> Bool { self[name] != nil }
+    public func contains(_ name: String) -> Bool {
+        for index in fields.indices where fields[index].name.equalsIgnoringASCIICase(name) { return true }
+        return false
+    }
 
     /// How many fields are named `name`, without collecting their values (it runs per request).
     public func count(of name: String) -> Int {
         var count = 0
-        for field in fields where field.name.equalsIgnoringASCIICase(name) { count += 1 }
+        for index in fields.indices where fields[index].name.equalsIgnoringASCIICase(name) { count += 1 }
         return count
     }
 

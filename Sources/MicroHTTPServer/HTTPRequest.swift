@@ -77,21 +77,84 @@ public struct HTTPRequest: Sendable {
 
 /// A request whose request line and header fields are in and whose body has not been read:
 /// what ``HTTPHandler/admit(_:)`` decides on, and what a refusal is answered for.
+///
+/// A value with its fields in one shared, copy-on-write box: a head is copied at every step of
+/// a request (the request phases, the request, the route, the log), and a copy is then one
+/// reference count instead of one per field (profiles of a GET showed those copies first).
 public struct HTTPRequestHead: Sendable {
+    /// Safety (`@unchecked Sendable`): a box is changed only while uniquely referenced (see
+    /// `fields`'s accessors); once shared it is never changed, so threads only read it.
+    private final class Fields: @unchecked Sendable {
+        var method: String
+        var path: String
+        var rawPath: String
+        var query: [(name: String, value: String?)]
+        var headers: HTTPHeaders
+        var remoteAddress: String?
+        var receivedAt: ContinuousClock.Instant
+
+        init(method: String, path: String, rawPath: String, query: [(name: String, value: String?)], headers: HTTPHeaders,
+             remoteAddress: String?, receivedAt: ContinuousClock.Instant) {
+            self.method = method
+            self.path = path
+            self.rawPath = rawPath
+            self.query = query
+            self.headers = headers
+            self.remoteAddress = remoteAddress
+            self.receivedAt = receivedAt
+        }
+
+        func copy() -> Fields {
+            Fields(method: method, path: path, rawPath: rawPath, query: query, headers: headers, remoteAddress: remoteAddress,
+                   receivedAt: receivedAt)
+        }
+    }
+
+    private var fields: Fields
+
+    /// The box, made this value's own before a change.
+    private var unique: Fields {
+        mutating get {
+            if !isKnownUniquelyReferenced(&fields) { fields = fields.copy() }
+            return fields
+        }
+    }
+
     /// The method exactly as sent.
-    public var method: String
+    public var method: String {
+        get { fields.method }
+        set { unique.method = newValue }
+    }
     /// The path without the query, percent-decoded (see ``HTTPRequest/path``).
-    public var path: String
+    public var path: String {
+        get { fields.path }
+        set { unique.path = newValue }
+    }
     /// The path without the query exactly as sent (see ``HTTPRequest/rawPath``).
-    public var rawPath: String
+    public var rawPath: String {
+        get { fields.rawPath }
+        set { unique.rawPath = newValue }
+    }
     /// Query arguments in order; a key without `=` has a `nil` value. Empty for a request
     /// refused for having too many of them.
-    public var query: [(name: String, value: String?)]
-    public var headers: HTTPHeaders
+    public var query: [(name: String, value: String?)] {
+        get { fields.query }
+        set { unique.query = newValue }
+    }
+    public var headers: HTTPHeaders {
+        get { fields.headers }
+        _modify { yield &unique.headers }
+    }
     /// The peer's address as text (`127.0.0.1`, `::1`), when known.
-    public var remoteAddress: String?
+    public var remoteAddress: String? {
+        get { fields.remoteAddress }
+        set { unique.remoteAddress = newValue }
+    }
     /// When the request line arrived.
-    public var receivedAt: ContinuousClock.Instant
+    public var receivedAt: ContinuousClock.Instant {
+        get { fields.receivedAt }
+        set { unique.receivedAt = newValue }
+    }
 
     public init(
         method: String,
@@ -102,13 +165,8 @@ public struct HTTPRequestHead: Sendable {
         receivedAt: ContinuousClock.Instant = .now,
         rawPath: String? = nil
     ) {
-        self.method = method
-        self.path = path
-        self.rawPath = rawPath ?? path
-        self.query = query
-        self.headers = headers
-        self.remoteAddress = remoteAddress
-        self.receivedAt = receivedAt
+        fields = Fields(method: method, path: path, rawPath: rawPath ?? path, query: query, headers: headers,
+                        remoteAddress: remoteAddress, receivedAt: receivedAt)
     }
 
     /// The first value of the query argument `name`; `""` for a key given without a value.

@@ -25,7 +25,7 @@ public struct HTTPResponder: Sendable {
 
     /// Answers the request with `response`; `false` if it was answered already (or is gone).
     @discardableResult
-    public func respond(_ response: HTTPResponse) -> Bool {
+    public func respond(_ response: consuming HTTPResponse) -> Bool {
         var response = response
         answers?.prepare(&response)
         // Counted before the answer can reach the client, so a client that saw it sees the count.
@@ -43,6 +43,9 @@ final class AnswerTally: Sendable {
     /// `pthread_self()` of the event loop, once it runs.
     let loopThread = Atomic<UInt>(0)
     let offLoop = Atomic<Int>(0)
+
+    /// Whether the calling thread is the event loop's.
+    var onLoopThread: Bool { UInt(pthread_self()) == loopThread.load(ordering: .relaxed) }
 
     /// Counts an answer about to be made on this thread; whether it is another than the loop's.
     func answeredOffTheLoop() -> Bool {
@@ -127,8 +130,13 @@ final class OneShot<Value: Sendable>: Sendable {
 
     /// After a wake-up: the value, once.
     func take() -> Value? {
+        take(if: { _ in true })
+    }
+
+    /// The value, once, if it came and `accepts` it; otherwise it stays for ``take()``.
+    func take(if accepts: (Value) -> Bool) -> Value? {
         state.withLock { state in
-            guard case .ready(let value) = state else { return nil }
+            guard case .ready(let value) = state, accepts(value) else { return nil }
             state = .taken
             return value
         }

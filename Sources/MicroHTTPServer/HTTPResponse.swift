@@ -22,6 +22,11 @@ public struct HTTPResponse: Sendable {
 
 /// The body of a response.
 public enum HTTPBody: Sendable {
+    /// Whether it is a ``stream(start:)``.
+    var isStream: Bool {
+        if case .stream = self { true } else { false }
+    }
+
     /// A complete body, sent with a `Content-Length`.
     case bytes([UInt8])
     /// A body produced over time and sent chunked. `start` runs on the event-loop thread once

@@ -22,7 +22,8 @@ import Synchronization
 ///   delivered body over it, before or after the body as on the socket), the server-wide body
 ///   budget (``ServerConfiguration/maxBufferedBodyBytes``);
 /// - ``HTTPHandler/handle(_:responder:)``, the answer awaited through the one-shot responder,
-///   fulfilled on any thread, now or later;
+///   fulfilled on any thread, now or later, in a turn of its own (``HTTPHandler/turnBegan()``,
+///   ``HTTPHandler/turnEnded()``);
 /// - the body as libmicrohttpd frames it: `Content-Length` of a byte body
 ///   (``Response/contentLength``), none for a 304 built with bytes, the representation's for
 ///   ``HTTPBody/omitted(representationLength:)``, no body for `HEAD` (and a stream's `start`
@@ -216,7 +217,12 @@ public final class InMemoryHTTPTransport: Sendable {
                 step = phases.admitted(decision, reserve: reserve)
             case .handle(let request):
                 let shot = OneShot<HTTPResponse>()
-                loop.withLock { _ in handler.handle(request, responder: HTTPResponder(shot: shot, receivedAt: receivedAt, tally: nil)) }
+                // One request is one turn here, as one run of libmicrohttpd is on the socket.
+                loop.withLock { _ in
+                    handler.turnBegan()
+                    handler.handle(request, responder: HTTPResponder(shot: shot, receivedAt: receivedAt, tally: nil))
+                    handler.turnEnded()
+                }
                 let response = try await Self.value(of: shot, timeout: timeout, whileWaiting: { phases.handlerWillAnswerLater() })
                 phases.answered()
                 return answer(response, head)

@@ -28,7 +28,8 @@ public final class NavPrefsApp: Sendable {
         self.configuration = configuration
         self.logger = logger
         self.shutdownSignal = shutdown
-        let (store, counterCache) = StoreChoice.store(for: configuration)
+        let chosen = StoreChoice.store(for: configuration)
+        let store = chosen.store
         self.store = store
         // A SIGTERM while PostgreSQL does not answer stops the start at once (libpq's connect
         // blocks a thread until its timeout).
@@ -46,7 +47,7 @@ public final class NavPrefsApp: Sendable {
         options.eventLogMaxBytes = configuration.eventRetentionBytes
         options.loopBodyBytes = configuration.loopBodyBytes
         if case .sqlite = configuration.database { options.loopReadBytes = configuration.loopReadBytes }
-        api = NavPrefsAPI(store: store, counterCache: counterCache, logger: logger, options: options)
+        api = NavPrefsAPI(store: store, counterCache: chosen.counterCache, turns: chosen.turns, logger: logger, options: options)
         var serverConfiguration = ServerConfiguration(
             host: configuration.host,
             port: configuration.port,
@@ -120,9 +121,11 @@ public final class NavPrefsApp: Sendable {
 
 /// The one place that picks a store kind.
 enum StoreChoice {
-    /// The store `configuration` names (not opened yet), and its counter cache when it has one.
-    /// `access`: the service's, or a command's (which runs one reader thread or connection).
-    static func store(for configuration: Configuration, access: StoreAccess = .service) -> (any Store, (any CounterCacheReading)?) {
+    /// The store `configuration` names (not opened yet), with its counter cache and its turns
+    /// when it has them. `access`: the service's, or a command's (which runs one reader thread
+    /// or connection).
+    static func store(for configuration: Configuration, access: StoreAccess = .service)
+        -> (store: any Store, counterCache: (any CounterCacheReading)?, turns: (any TurnWriting)?) {
         var limits = StoreLimits(idempotencyWindow: .seconds(configuration.idempotencyWindowSeconds),
                                  sessionIdleExpiry: .seconds(configuration.sessionIdleExpirySeconds))
         limits.profileQuotaBytes = configuration.profileQuotaBytes
@@ -140,11 +143,11 @@ enum StoreChoice {
             options.heavyWriteBytes = configuration.loopBodyBytes
             if !access.background { options.readerCount = 1 }
             let store = SQLiteStore(options)
-            return (store, store)
+            return (store, store, store)
         case .postgres(let url):
             var options = PostgresStore.Options(url: url, policy: policy, poolSize: access.background ? configuration.postgresPoolSize : 1)
             options.access = access
-            return (PostgresStore(options), nil)
+            return (PostgresStore(options), nil, nil)
         }
     }
 

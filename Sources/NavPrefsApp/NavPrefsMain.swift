@@ -38,8 +38,10 @@ public enum NavPrefsMain {
             }
             configured.streamSecret = secret
         }
-        // Process-wide, so the application decides: freed heap is kept (see HeapTuning).
+        // Process-wide, so the application decides: freed heap is kept, and SQLite keeps no
+        // memory statistics (see HeapTuning).
         HeapTuning.keepFreedHeap(upTo: 256 << 20)
+        HeapTuning.skipSQLiteMemoryStatistics()
         return await serve(configured, shutdown: shutdown)
     }
 

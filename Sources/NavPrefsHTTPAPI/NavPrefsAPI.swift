@@ -48,6 +48,8 @@ public final class NavPrefsAPI: HTTPHandler {
     }
 
     let router: Router
+    /// Told of the event loop's turns, so that it commits the writes of one turn once.
+    let turns: (any TurnWriting)?
     let logger: Logger
     let cors: CORSPolicy
     let policy: RequestPolicy
@@ -73,8 +75,12 @@ public final class NavPrefsAPI: HTTPHandler {
     /// which the service starts and stops).
     /// - Parameter counterCache: answers counter reads from memory, when the store keeps one
     ///   (SQLite); `nil` reads every counter from the store.
-    public init(store: any Store, counterCache: (any CounterCacheReading)? = nil, logger: Logger, options: Options = Options()) {
+    /// - Parameter turns: runs light writes on the event loop in its turns, when the store can
+    ///   (SQLite); `nil` hands every write to the store's own threads.
+    public init(store: any Store, counterCache: (any CounterCacheReading)? = nil, turns: (any TurnWriting)? = nil, logger: Logger,
+                options: Options = Options()) {
         self.logger = logger
+        self.turns = turns
         cors = options.cors
         policy = options.policy
         largeWork = LargeWorkLane(threads: options.largeWorkThreads)
@@ -244,6 +250,16 @@ public final class NavPrefsAPI: HTTPHandler {
 
     /// An answer that was logged with its status and then never reached the client (its
     /// connection failed or closed first): logged once more, so the log says so.
+    /// A turn of the event loop: the store may run the turn's light writes at once and commit
+    /// them together when it ends (SQLite, ``TurnWriting``).
+    public func turnBegan() { turns?.beginTurn() }
+
+    public func turnEnded() { turns?.endTurn() }
+
+    public func eventLoopStarted(wake: @escaping @Sendable () -> Void) { turns?.startTurns(wake: wake) }
+
+    public func eventLoopStopped() { turns?.stopTurns() }
+
     public func answerUndelivered(status: Int, headers: HTTPHeaders, head: HTTPRequestHead) {
         logger.warning("client aborted", [
             "request_id": .string(headers[HeaderName.xRequestID] ?? RequestID.take(from: head.headers)),
@@ -268,7 +284,8 @@ public final class NavPrefsAPI: HTTPHandler {
 
     /// Runs ``responseSteps`` on an answer of `route` (`-` when none matched): the fields
     /// every answer carries, the metrics, the log line.
-    func finish(_ response: HTTPResponse, _ request: HTTPRequestHead, route: String, _ requestID: String) -> HTTPResponse {
+    func finish(_ response: consuming HTTPResponse, _ request: HTTPRequestHead, route: String, _ requestID: String) -> HTTPResponse {
+        // Consumed, not copied: a copy's first added field copied the whole list of fields.
         var response = response
         let context = ResponseContext(answering: request, route: route, requestID: requestID)
         for step in responseSteps { step.apply(to: &response, context) }

@@ -9,4 +9,12 @@ public enum HeapTuning {
     public static func keepFreedHeap(upTo bytes: Int) {
         _ = csqlite_set_malloc_trim_threshold(max(0, bytes))
     }
+
+    /// Turns off SQLite's process-wide memory statistics, which it keeps under a mutex taken on
+    /// every allocation of its own (several per statement); nothing reads them. Only before
+    /// SQLite is first used in the process (it is a no-op after); `true` when it took effect.
+    @discardableResult
+    public static func skipSQLiteMemoryStatistics() -> Bool {
+        csqlite_disable_memory_statistics() == SQLITE_OK
+    }
 }

@@ -95,6 +95,12 @@ final class SQLiteConnection {
         return rows
     }
 
+    /// How long a statement waits for another connection's lock before it fails with
+    /// `SQLITE_BUSY` (0: it never waits).
+    func setBusyTimeout(milliseconds: Int32) {
+        sqlite3_busy_timeout(handle, milliseconds)
+    }
+
     /// Rows changed by the last INSERT, UPDATE or DELETE.
     var changes: Int { Int(sqlite3_changes(handle)) }
 

@@ -43,7 +43,7 @@ final class SQLiteStatement {
             let code: Int32 = switch value {
             case .integer(let number): sqlite3_bind_int64(handle, index, number)
             case .bool(let flag): sqlite3_bind_int64(handle, index, flag ? 1 : 0)
-            case .text(let text): sqlite3_bind_text(handle, index, text, -1, csqlite_transient())
+            case .text(let text): bindText(text, at: index)
             case .null: sqlite3_bind_null(handle, index)
             case .integers(let numbers):
                 sqlite3_bind_text(handle, index, "[" + numbers.map(String.init).joined(separator: ",") + "]", -1, csqlite_transient())
@@ -51,6 +51,19 @@ final class SQLiteStatement {
                 sqlite3_bind_text(handle, index, JSONValue.array(texts.map(JSONValue.string)).jsonText, -1, csqlite_transient())
             }
             try connection.check(code)
+        }
+    }
+
+    /// Binds `text` from its UTF-8 bytes as they are (SQLite copies them): passing the String
+    /// itself made a NUL-terminated copy of it first, an allocation per text parameter.
+    private func bindText(_ text: String, at index: Int32) -> Int32 {
+        var text = text
+        return text.withUTF8 { bytes in
+            // An empty buffer may have no address, and NULL would bind NULL, not ''.
+            guard let start = bytes.baseAddress, !bytes.isEmpty else { return sqlite3_bind_text(handle, index, "", 0, csqlite_transient()) }
+            return start.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
+                sqlite3_bind_text(handle, index, $0, Int32(clamping: bytes.count), csqlite_transient())
+            }
         }
     }
 

@@ -3,15 +3,18 @@ public import NavPrefsStore
 import Foundation
 import Synchronization
 
-/// The embedded store: one SQLite file in WAL mode, one writer thread with group commit,
-/// reader threads, and a cache of recent counter states for reads that need no I/O.
+/// The embedded store: one SQLite file in WAL mode; light writes run on the event loop in its
+/// turn (``TurnWrites``), the others on one writer thread with group commit (``SQLiteWriter``),
+/// both on one write connection; a thread that flushes the log (``WALSyncer``, with
+/// ``Durability/full``); reader threads; and a cache of recent counter states for reads that
+/// need no I/O.
 ///
 /// One process serves the file (enforced with a lock; commands beside it take none, see
 /// ``StoreAccess``); several instances need PostgreSQL. Every
 /// operation is the store algorithm of ``TransactionalStore``; this type holds only what is
 /// SQLite's: its threads and connections, its schema, its pruning, and the counter cache (which
 /// is right only for a store that sees every write).
-public final class SQLiteStore: TransactionalStore, CounterCacheReading {
+public final class SQLiteStore: TransactionalStore, CounterCacheReading, TurnWriting {
     public struct Options: Sendable, Equatable {
         public var path: String
         public var durability: Durability
@@ -43,9 +46,13 @@ public final class SQLiteStore: TransactionalStore, CounterCacheReading {
     }
 
     public let options: Options
-    public let feed = EventFeed()
+    public let feed: EventFeed
     public var limits: StoreLimits { options.policy.limits }
     let writer = SQLiteWriter()
+    let writeConnection = WriteConnection()
+    let syncer = WALSyncer()
+    let pipeline: CommitPipeline
+    let turn: TurnWrites
     let readers = SQLiteReaders()
     /// Readers below the event loop's priority, for reads too large for it (and the rendering of
     /// their answers, which their completions do): apart from ``readers``, whose completions resume
@@ -68,7 +75,11 @@ public final class SQLiteStore: TransactionalStore, CounterCacheReading {
     /// Records the options; ``start()`` opens the file.
     public init(_ options: Options) {
         self.options = options
-        counters = CounterCache(capacity: options.cacheCapacity)
+        let (feed, counters) = (EventFeed(), CounterCache(capacity: options.cacheCapacity))
+        self.feed = feed
+        self.counters = counters
+        pipeline = CommitPipeline(feed: feed, counters: counters, syncer: options.durability == .full ? syncer : nil)
+        turn = TurnWrites(connection: writeConnection, pipeline: pipeline, maxBatch: options.maxBatch)
     }
 
     /// Opens the database at `options.path` as `options.access` allows (the service creates,
@@ -78,9 +89,8 @@ public final class SQLiteStore: TransactionalStore, CounterCacheReading {
         let path = options.path, access = options.access
         let opening = try SQLiteOpening(path: path, access: access)
         defer { opening.setupLock?.release() }
-        let synchronous = options.durability == .full ? "FULL" : "NORMAL"
         let policy = options.policy
-        let (feed, counters) = (self.feed, self.counters)
+        let pipeline = self.pipeline
         let migrates = opening.migrates
         let notices = self.notices
         if access.writes {
@@ -88,10 +98,14 @@ public final class SQLiteStore: TransactionalStore, CounterCacheReading {
                 try writer.start(open: {
                     let connection = try SQLiteConnection(path: path, readOnly: false, create: access.mayCreate)
                     // WAL is persistent in the file; synchronous and the timeout are per connection.
+                    // The schema commits flushed (FULL), so that a power loss right after the start
+                    // cannot leave a file without it; then NORMAL at either durability: with FULL
+                    // the syncer flushes the log after each commit, off the committing thread
+                    // (WALSyncer).
                     try connection.execute("""
                         \(SQLiteFreeSpace.pragmas)
                         PRAGMA journal_mode = WAL;
-                        PRAGMA synchronous = \(synchronous);
+                        PRAGMA synchronous = FULL;
                         PRAGMA busy_timeout = 5000;
                         PRAGMA foreign_keys = OFF;
                         """)
@@ -99,20 +113,23 @@ public final class SQLiteStore: TransactionalStore, CounterCacheReading {
                         try SQLiteSchema.migrate(connection)
                         if let notice = try SQLiteFreeSpace.useIncrementalVacuum(connection) { notices.value.append(notice) }
                     }
+                    try connection.execute("PRAGMA synchronous = NORMAL")
                     return WriteContext(connection: connection, claimsProfiles: access.exclusive)
-                }, maxBatch: options.maxBatch, maintenanceInterval: options.policy.pruneInterval, maintenance: { context in
+                }, connection: writeConnection, maxBatch: options.maxBatch, maintenanceInterval: options.policy.pruneInterval,
+                   maintenance: { context in
                     // Storage errors here are retried at the next interval; writes report their own.
                     guard access.background else { return }
                     _ = try? Self.pruneInTransaction(context, policy)
                     // What pruning and the writes since freed goes back to the file system.
                     _ = try? SQLiteFreeSpace.returnFreePages(context.connection)
                     _ = try? Self.expireInTransaction(context, idle: policy.limits.sessionIdleExpiry) { effects in
-                        Self.apply(effects, context: context, feed: feed, counters: counters)
+                        _ = pipeline.committed([], effects: effects, context: context)
                     }
-                }, committed: { context, committed in
-                    Self.apply(committed, context: context, feed: feed, counters: counters)
-                })
+                }, pipeline: pipeline)
+                if options.durability == .full { try syncer.start(walPath: path + "-wal", feed: feed) }
             } catch {
+                writer.close()
+                writeConnection.close()
                 opening.claim?.release()
                 throw error.storeError
             }
@@ -134,6 +151,8 @@ public final class SQLiteStore: TransactionalStore, CounterCacheReading {
             }
         } catch {
             writer.close()
+            syncer.close()
+            writeConnection.close()
             opening.claim?.release()
             throw error.storeError
         }
@@ -159,29 +178,13 @@ public final class SQLiteStore: TransactionalStore, CounterCacheReading {
             readers.close()
             largeReaders.close()
             writer.close()
+            // The writer's last commits are answered after the last flush; then the connection
+            // closes (checkpointing the log into the database).
+            syncer.close()
+            writeConnection.close()
             fileLock.withLock { lock in
                 lock?.release()
                 lock = nil
-            }
-        }
-    }
-
-    /// After a commit, in commit order and before anyone is answered: the profiles that exist
-    /// now, the events for the feed, and the counter cache.
-    static func apply(_ committed: [CommitEffects], context: WriteContext, feed: EventFeed, counters: CounterCache) {
-        var events: [LoggedEvent] = []
-        for effects in committed {
-            context.knownProfiles.formUnion(effects.claimedProfiles)
-            for event in effects.events { context.profilesWithNewEvents.insert(event.profile) }
-            events += effects.events
-        }
-        feed.publish(events)
-        for effects in committed {
-            switch effects.counterView {
-            case .committed(let state)?: counters.committed(state)
-            case .profileExists(let profile)?: counters.profileExists(profile)
-            case .invalidated(let profile)?: counters.invalidate(profile)
-            case nil: break
             }
         }
     }
@@ -235,23 +238,42 @@ public final class SQLiteStore: TransactionalStore, CounterCacheReading {
         return outcome ?? .notHere
     }
 
-    /// Every write goes to the one writer thread, which groups whatever is queued into one
-    /// transaction whatever the profiles (a single writer waits for no other), the heavy ones
-    /// apart (``SQLiteWriter``).
     public func write<Value: Sendable>(changing profile: ProfileName?, _ body: @escaping @Sendable (any StoreTransaction) throws -> WriteOutcome<Value>,
                                        completion: @escaping StoreCompletion<Value>) {
-        write(changing: profile, weight: 0, body, completion: completion)
+        write(changing: profile, weight: 0, bounded: false, body, completion: completion)
     }
 
     public func write<Value: Sendable>(changing profile: ProfileName?, weight: Int,
                                        _ body: @escaping @Sendable (any StoreTransaction) throws -> WriteOutcome<Value>,
                                        completion: @escaping StoreCompletion<Value>) {
+        write(changing: profile, weight: weight, bounded: false, body, completion: completion)
+    }
+
+    /// A light write whose work is bounded runs at once in the calling thread's turn, when it
+    /// has one (``TurnWrites``); every other write goes to the writer thread, which groups
+    /// whatever is queued into one transaction whatever the profiles (a single writer waits for
+    /// no other), the heavy ones apart (``SQLiteWriter``).
+    public func write<Value: Sendable>(changing profile: ProfileName?, weight: Int, bounded: Bool,
+                                       _ body: @escaping @Sendable (any StoreTransaction) throws -> WriteOutcome<Value>,
+                                       completion: @escaping StoreCompletion<Value>) {
         guard options.access.writes else {
             return completion(.failure(.unavailable(reason: "\(options.path) was opened for reading only")))
         }
-        writer.write(profile: profile?.rawValue, heavy: weight > options.heavyWriteBytes, { transaction in try body(transaction) },
-                     completion: completion)
+        if let failed = syncer.failed { return completion(.failure(failed)) }
+        let heavy = weight > options.heavyWriteBytes
+        let job = PendingWrite(profile: profile?.rawValue, heavy: heavy, body: { transaction in try body(transaction) },
+                               completion: completion)
+        if bounded, !heavy, turn.run(job, writerIdle: writer.isIdle) { return }
+        writer.submit(job)
     }
+
+    public func beginTurn() { turn.begin() }
+
+    public func endTurn() { turn.end() }
+
+    public func startTurns(wake: @escaping @Sendable () -> Void) { turn.enableHolding(wake: wake) }
+
+    public func stopTurns() { turn.disableHolding() }
 
     // MARK: The counter cache
 

@@ -29,10 +29,12 @@ struct CommitEffects {
     let claimedProfiles: [String]
 }
 
-/// The single writer: one thread, one connection, and group commit. Jobs queued while a
-/// transaction commits form the next transaction, each inside a savepoint of its own, so one
-/// refused write (412, 409) rolls back alone while the others share one commit (and, with
-/// `synchronous=FULL`, one flush).
+/// The writer thread: group commit for every write the event loop's turn does not run
+/// (``TurnWrites``): writes from tasks and commands, heavy writes, writes whose work is not
+/// bounded, and maintenance. Jobs queued while a transaction commits form the next transaction,
+/// each inside a savepoint of its own, so one refused write (412, 409) rolls back alone while
+/// the others share one commit (and, with ``Durability/full``, one flush: ``CommitPipeline``).
+/// It shares the write connection with the loop (``WriteConnection``), taking it per batch.
 ///
 /// Heavy writes (a large request's: ``SQLiteStore/Options/heavyWriteBytes``) do not share: the
 /// light writes queued with them commit first, together, and then one heavy write alone, and
@@ -46,21 +48,27 @@ final class SQLiteWriter: Sendable {
     private let queue = JobQueue<any WriteJob>()
     private let stopped = DispatchSemaphore(value: 0)
     private let started = Atomic<Bool>(false)
+    /// Jobs submitted and not yet committed or given up: while there are any, the event loop's
+    /// writes queue behind them instead of passing them in a turn.
+    private let unfinished = Atomic<Int>(0)
 
     init() {}
 
-    /// Opens the connection with `open` on a new thread and starts taking jobs.
+    /// Whether no job is queued or committing.
+    var isIdle: Bool { unfinished.load(ordering: .relaxed) == 0 }
+
+    /// Opens the connection with `open` on a new thread, hands it to `connection`, and starts
+    /// taking jobs.
     /// - Parameters:
     ///   - maintenance: run on the writer thread between batches, about every
     ///     `maintenanceInterval` (pruning the event log), in its own transactions.
-    ///   - committed: after each commit, with the effects of the jobs that committed, in commit
-    ///     order, before any of them is answered.
-    func start(open: @escaping @Sendable () throws -> WriteContext, maxBatch: Int, maintenanceInterval: Duration,
-               maintenance: @escaping @Sendable (WriteContext) -> Void,
-               committed: @escaping @Sendable (WriteContext, [CommitEffects]) -> Void) throws {
+    ///   - pipeline: what follows each commit (``CommitPipeline``).
+    func start(open: @escaping @Sendable () throws -> WriteContext, connection: WriteConnection, maxBatch: Int,
+               maintenanceInterval: Duration, maintenance: @escaping @Sendable (WriteContext) -> Void,
+               pipeline: CommitPipeline) throws {
         let queue = self.queue
         let interval = Double(maintenanceInterval.components.seconds) + Double(maintenanceInterval.components.attoseconds) / 1e18
-        try startWorkerThread(name: "sqlite-writer", exited: stopped, setup: open) { context in
+        try startWorkerThread(name: "sqlite-writer", exited: stopped, setup: { connection.install(try open()) }) { [self] _ in
             var nextMaintenance = Date(timeIntervalSinceNow: interval)
             var backlog: [any WriteJob] = []
             var open = true
@@ -71,15 +79,15 @@ final class SQLiteWriter: Sendable {
                     if let arrived { backlog += arrived } else { open = false }
                 }
                 let (light, rest) = Self.lightFirst(backlog, upTo: maxBatch)
-                if !light.isEmpty { Self.commit(light[...], in: context, committed: committed) }
+                if !light.isEmpty { commit(light[...], on: connection, pipeline: pipeline) }
                 backlog = rest
                 // What is left starts with a heavy write (the light ones left wait behind one).
                 if let heavy = backlog.first {
-                    Self.commit([heavy], in: context, committed: committed)
+                    commit([heavy], on: connection, pipeline: pipeline)
                     backlog.removeFirst()
                 }
                 if Date() >= nextMaintenance {
-                    maintenance(context)
+                    connection.withConnection(maintenance)
                     nextMaintenance = Date(timeIntervalSinceNow: interval)
                 }
             }
@@ -87,8 +95,9 @@ final class SQLiteWriter: Sendable {
         started.store(true, ordering: .releasing)
     }
 
-    /// Runs `body` in the next transaction and calls `completion`, on the writer thread, once
-    /// that transaction committed (at the store's durability) or was refused.
+    /// Runs `body` in the next transaction and calls `completion` once that transaction
+    /// committed (at the store's durability) or was refused: on the writer thread, or on the
+    /// syncer's after its flush (``CommitPipeline``).
     /// - Parameters:
     ///   - profile: the one profile `body` changes, or `nil` when it may touch any.
     ///   - heavy: whether it commits alone, after the light writes (see the type).
@@ -97,8 +106,15 @@ final class SQLiteWriter: Sendable {
         _ body: @escaping @Sendable (SQLiteTransaction) throws -> WriteOutcome<Value>,
         completion: @escaping StoreCompletion<Value>
     ) {
-        if !queue.submit(PendingWrite(profile: profile, heavy: heavy, body: body, completion: completion)) {
-            completion(.failure(.closed))
+        submit(PendingWrite(profile: profile, heavy: heavy, body: body, completion: completion))
+    }
+
+    /// Queues `job` for the next transaction.
+    func submit(_ job: any WriteJob) {
+        unfinished.add(1, ordering: .relaxed)
+        if !queue.submit(job) {
+            unfinished.subtract(1, ordering: .relaxed)
+            job.abandon(.closed)
         }
     }
 
@@ -132,24 +148,42 @@ final class SQLiteWriter: Sendable {
         try await awaitCompletion { write(body, completion: $0) }
     }
 
-    /// Finishes every queued write, then stops the thread (which closes the connection).
+    /// Finishes every queued write, then stops the thread (the connection stays open: its
+    /// owner, ``WriteConnection``, closes it).
     func close() {
         queue.close()
         if started.exchange(false, ordering: .acquiringAndReleasing) { stopped.wait() }
     }
 
-    private static func commit(_ batch: ArraySlice<any WriteJob>, in context: WriteContext,
-                               committed: (WriteContext, [CommitEffects]) -> Void) {
-        let connection = context.connection
-        do {
-            try connection.run("BEGIN IMMEDIATE")
-        } catch {
-            for job in batch { job.abandon(error.storeError) }
+    private func commit(_ batch: ArraySlice<any WriteJob>, on shared: WriteConnection, pipeline: CommitPipeline) {
+        defer { unfinished.subtract(batch.count, ordering: .relaxed) }
+        var failure: StoreError?
+        let durable: [any WriteJob]? = shared.withConnection { context in
+            do {
+                return try Self.run(batch, in: context, pipeline: pipeline)
+            } catch {
+                failure = error.storeError
+                return []
+            }
+        }
+        if durable == nil { failure = .closed }
+        if let failure {
+            for job in batch { job.abandon(failure) }
             return
         }
+        // Answered once the connection is free again (the loop may want it).
+        for job in durable ?? [] { job.finish() }
+    }
+
+    /// One transaction: the jobs, each in a savepoint when they are several, then `COMMIT`.
+    /// Throws a storage failure, after rolling back; the caller answers every job with it.
+    private static func run(_ batch: ArraySlice<any WriteJob>, in context: WriteContext, pipeline: CommitPipeline) throws
+        -> [any WriteJob] {
+        let connection = context.connection
+        try connection.run("BEGIN IMMEDIATE")
         let isolate = batch.count > 1
-        for job in batch {
-            do {
+        do {
+            for job in batch {
                 // Transaction control goes through cached prepared statements too: parsing them
                 // again for every job showed in profiles.
                 if isolate { try connection.run("SAVEPOINT job") }
@@ -158,28 +192,21 @@ final class SQLiteWriter: Sendable {
                     if refused { try connection.run("ROLLBACK TO job") }
                     try connection.run("RELEASE job")
                 }
-            } catch {
-                // A storage failure (I/O, disk full, busy) may have rolled the transaction back
-                // already: give up the whole batch, none of it was acknowledged.
-                _ = try? connection.run("ROLLBACK")
-                for job in batch { job.abandon(error.storeError) }
-                return
             }
-        }
-        do {
             if !isolate && batch.first?.effects == nil {
+                // One refused write: nothing to keep, nothing to wait for.
                 try connection.run("ROLLBACK")
-            } else {
-                try connection.run("COMMIT")
+                return Array(batch)
             }
+            try connection.run("COMMIT")
         } catch {
+            // A storage failure (I/O, disk full, busy) may have rolled the transaction back
+            // already: give up the whole batch, none of it was acknowledged.
             _ = try? connection.run("ROLLBACK")
-            for job in batch { job.abandon(error.storeError) }
-            return
+            throw error
         }
         // Committed: effects first (the feed, caches), in commit order, then the answers.
-        committed(context, batch.compactMap(\.effects))
-        for job in batch { job.finish() }
+        return pipeline.committed(Array(batch), context: context)
     }
 }
 
@@ -200,9 +227,11 @@ protocol WriteJob: Sendable {
     func abandon(_ error: StoreError)
 }
 
-/// Safety (`@unchecked Sendable`): `outcome` and `effects` are written and read only on the
-/// writer thread; the completion is called exactly once, by `finish` or `abandon`.
-private final class PendingWrite<Value: Sendable>: WriteJob, @unchecked Sendable {
+/// Safety (`@unchecked Sendable`): `outcome` and `effects` are written by the thread that runs
+/// the job (the writer, or the event loop in its turn) and read by it or, after a hand-over
+/// through the syncer's queue (a lock), by the syncer; the completion is called exactly once,
+/// by `finish` or `abandon`.
+final class PendingWrite<Value: Sendable>: WriteJob, @unchecked Sendable {
     let profile: String?
     let heavy: Bool
     let body: @Sendable (SQLiteTransaction) throws -> WriteOutcome<Value>

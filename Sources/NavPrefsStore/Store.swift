@@ -55,6 +55,32 @@ public protocol Store: TokenStore {
     func close() async
 }
 
+/// A store that runs light writes on the thread that makes them, in that thread's turns (the
+/// SQLite store, on the HTTP event loop): the writes of a turn share one transaction and are
+/// answered once its commit is durable. The HTTP layer is handed one explicitly and tells it of
+/// the event loop's turns; a store without it (PostgreSQL) takes every write on its own threads.
+public protocol TurnWriting: Sendable {
+    /// The calling thread begins a turn (the event loop, before it serves its ready
+    /// connections): the writes it makes until ``endTurn()`` whose work is bounded may run at
+    /// once on this thread, in one transaction, answered only after that transaction is
+    /// committed at the store's durability. Ignored while another thread's turn is open.
+    func beginTurn()
+
+    /// Ends the calling thread's turn: commits the writes it ran, once, and answers them (with
+    /// a flush, once the flush is done). Never waits for a flush or another thread. The
+    /// transaction may stay open while a flush runs, to commit at a later turn's end, if the
+    /// thread called ``startTurns(wake:)``.
+    func endTurn()
+
+    /// The calling thread will run turns from now on, and `wake` wakes it between them (the
+    /// event loop's waker): a turn's transaction may then stay open while a flush runs, and the
+    /// thread is woken to commit it once the flush is done.
+    func startTurns(wake: @escaping @Sendable () -> Void)
+
+    /// The calling thread runs no more turns: whatever a turn kept open commits now.
+    func stopTurns()
+}
+
 /// A store whose reads on the request path are bounded where they run (every
 /// ``TransactionalStore``): a read tried on the event loop stops once it passes what the loop
 /// may read, and goes elsewhere. The HTTP layer asks a store for it where a read may be large

@@ -118,6 +118,22 @@ struct CounterTests {
         #expect(event.payload.jsonText == #"{"profile":"p","key":"numIndex","operation":"increment","by":2,"value":5,"stringValue":"5","version":9}"#)
         #expect(ChangeEvent.counter(.reset, state).payload["by"] == nil)
     }
+
+    @Test("a counter event's logged text, written directly, is its payload written by JSONWriter")
+    func counterEventText() throws {
+        for (value, version) in [(Int64(5), Int64(9)), (Int64.min, 1), (Int64.max, Int64.max), (0, 0)] {
+            let state = CounterState(profile: try ProfileName("a.b_c-1"), counter: Counter(value), version: Version(version))
+            for operation in [CounterOperation.increment(try CounterStep(7)), .decrement(.one), .reset, .set(value)] {
+                let event = ChangeEvent.counter(operation, state)
+                #expect(event.data == event.payload.jsonText, "\(operation) at \(value)")
+            }
+            let removed = ChangeEvent.counter(operation: "remove", state)
+            #expect(removed.data == removed.payload.jsonText)
+            // An operation name that needs escaping is written by JSONWriter.
+            let odd = ChangeEvent.counter(operation: "a\"b", state)
+            #expect(odd.data == odd.payload.jsonText && odd.data.contains(#""a\"b""#))
+        }
+    }
 }
 
 extension JSONObject {

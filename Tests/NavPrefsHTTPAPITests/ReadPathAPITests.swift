@@ -2,16 +2,19 @@ import Foundation
 import HTTPTestClient
 import MicroHTTPServer
 import NavPrefsApp
+@testable import NavPrefsSQLite
+import Synchronization
 import Testing
 import StoreTestSupport
 
 /// The path of a read (issue "one hop each way"): on SQLite, a GET of the counter, the font,
 /// the preferences, one preference, the defaults, the state or a session is answered on the
-/// event loop while the handler runs, its connection never suspended; a write waits for the
-/// writer. Counted by the server itself (``HTTPServer/answersMadeOffTheLoop``).
+/// event loop while the handler runs, its connection never suspended; a light write runs in the
+/// loop's turn and is answered when the turn's commit is durable (issue 34). Counted by the
+/// server itself (``HTTPServer/answersMadeOffTheLoop``).
 @Suite("Read path: reads answered on the event loop", .overSockets("counts the answers made off the event loop's thread, which only the socket server has"))
 struct ReadPathAPITests {
-    @Test("GETs of every per-profile resource are answered without waiting for another thread; a write waits for the writer")
+    @Test("GETs of every per-profile resource are answered without waiting for another thread; at NORMAL so is an increment, at the end of its turn")
     func readsNeverWait() async throws {
         try await withApp { app in
             #expect(try await app.request("PUT", "/v1/profiles/reader/font", json: #"{"sliderValue": 3}"#).status == 200)
@@ -34,7 +37,24 @@ struct ReadPathAPITests {
             #expect(app.app.server.answersMadeOffTheLoop == before, "a read waited for another thread")
 
             #expect(try await app.request("POST", "/v1/profiles/reader/counter/increment").status == 200)
-            #expect(app.app.server.answersMadeOffTheLoop == before + 1, "a write is answered by the writer thread")
+            #expect(app.app.server.answersMadeOffTheLoop == before, "at NORMAL a turn's write is durable at its commit, on the loop")
+        }
+    }
+
+    @Test("at FULL a light write runs on the loop and is answered by the syncer after its flush; a write that measures the quota by the writer")
+    func writesAtFull() async throws {
+        try await withApp({ $0.sqliteSynchronous = .full }) { app in
+            #expect(try await app.request("POST", "/v1/profiles/full/counter/increment").status == 200)
+            let store = try #require(app.app.store as? SQLiteStore)
+            let (flushes, before) = (store.syncer.flushes.load(ordering: .relaxed), app.app.server.answersMadeOffTheLoop)
+            for step in 1...5 {
+                let response = try await app.request("POST", "/v1/profiles/full/counter/increment")
+                #expect(try response.int("value") == Int64(step + 1))
+            }
+            #expect(app.app.server.answersMadeOffTheLoop == before + 5, "each increment answered off the loop, after a flush")
+            #expect(store.syncer.flushes.load(ordering: .relaxed) >= flushes + 5, "one flush at least per increment sent one after the other")
+            #expect(try await app.request("PUT", "/v1/profiles/full/preferences/theme", json: #"{"value": "dark"}"#).status == 201)
+            #expect(app.app.server.answersMadeOffTheLoop == before + 6)
         }
     }
 

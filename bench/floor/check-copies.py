@@ -4,8 +4,9 @@
 usage: check-copies.py [REPOSITORY]   (default: two levels above this file)
 
 Compares the migrations block of Sources/NavPrefsSQLite/SQLiteSchema.swift and the statements
-applyCounter, appendEvent, createProfile, claimEventID and `now` of SQLiteStatements.swift with
-bench/floor/Sources/floor/{Schema,Statements}.swift. Exits 1 and names what differs.
+applyCounter, appendEvent, createProfile, claimEventID and `now` of SQLiteStatements.swift, and
+the migration steps both stores share (Sources/NavPrefsStore/Engine/SharedMigrations.swift), with
+bench/floor/Sources/floor/{Schema,Statements,SharedMigrations}.swift. Exits 1 and names what differs.
 """
 import os
 import re
@@ -41,6 +42,9 @@ for name in ("now", "applyCounter", "appendEvent", "createProfile", "claimEventI
     a, b = statement(theirs, name), statement(ours, name)
     if a is None or a != b:
         problems.append(f"{name} differs from Sources/NavPrefsSQLite/SQLiteStatements.swift")
+shared = statement(read(root, "Sources/NavPrefsStore/Engine/SharedMigrations.swift"), "numberIdempotencyKeys")
+if shared is None or shared != statement(read(here, "Sources/floor/SharedMigrations.swift"), "numberIdempotencyKeys"):
+    problems.append("numberIdempotencyKeys differs from Sources/NavPrefsStore/Engine/SharedMigrations.swift")
 for p in problems:
     print("check-copies: " + p, file=sys.stderr)
 if not problems:

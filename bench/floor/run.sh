@@ -13,6 +13,8 @@
 #                    on the MHD thread; GET from memory (the C ceiling of the HTTP layer)
 #   swift-wal-event  the Swift anchor of ../shared/bench-anchors/swift-mhd, mode wal-event (UPDATE
 #   swift-full-event + event INSERT committed per request on MHD's thread; NORMAL / FULL)
+#   before           with BEFORE=/path/to/navprefs: that build of navprefs (say, the commit before a
+#                    change), in every group, beside this one
 # Groups: POST-full (synchronous=FULL, Redis always), POST-normal (synchronous=NORMAL), GET.
 #
 #   bash bench/floor/run.sh                  # DUR=5 REPS=3 CONNS="16 64": about 10 min
@@ -21,6 +23,7 @@
 #   SWIFT_MHD=/path/swift-mhd ...            # the anchor's binary (else built from SWIFT_MHD_PACKAGE,
 #                                            # default ../shared/bench-anchors/swift-mhd; skipped if absent)
 #   WEBDIS=/path/webdis REDIS_SERVER=/path/redis-server ...   # else Debian's (installed as root)
+#   BEFORE=/path/to/navprefs-of-an-older-commit ...          # navprefs before and after in one run
 #   NICE=-10 bash bench/floor/run.sh         # when other processes are busy on the machine (root)
 #
 # Writes $OUT/results.tsv (one row per wrk run), $OUT/summary.md (printed at the end), the
@@ -93,11 +96,17 @@ declare -A SERVER_CMD=(
   [webdis-always]="$WEBDIS @DIR@/webdis.json"
 )
 # The swift-mhd anchor listens on every address (its own code); the others on 127.0.0.1 only.
+BEFORE=${BEFORE:-}
+if [ -n "$BEFORE" ]; then
+  [ -x "$BEFORE" ] || die "BEFORE=$BEFORE is not an executable"
+  SERVER_CMD[before-full]="$BEFORE --host 127.0.0.1 --port @PORT@ --database sqlite:@DB@ --sqlite-synchronous full"
+  SERVER_CMD[before-normal]="$BEFORE --host 127.0.0.1 --port @PORT@ --database sqlite:@DB@ --sqlite-synchronous normal"
+fi
 if [ -n "$SWIFT_MHD" ]; then
   SERVER_CMD[swift-wal-event]="$SWIFT_MHD @PORT@ interp wal-event @DB@"
   SERVER_CMD[swift-full-event]="$SWIFT_MHD @PORT@ interp full-event @DB@"
 fi
-SERVER_ORDER="floor-full floor-normal navprefs-full navprefs-normal c-full c-normal redis-always webdis-always swift-wal-event swift-full-event"
+SERVER_ORDER="floor-full floor-normal navprefs-full navprefs-normal before-full before-normal c-full c-normal redis-always webdis-always swift-wal-event swift-full-event"
 CHARGED[webdis-always]=redis-always
 
 # group|target|server|method|path; the first write target of a group is its baseline (the floor)
@@ -106,11 +115,14 @@ for g in $GROUPS_RUN; do
   case $g in
     POST-full) CELLS+=("POST-full|floor|floor-full|POST|$POST_PATH" "POST-full|navprefs|navprefs-full|POST|$POST_PATH"
                        "POST-full|webdis-redis|webdis-always|GET|/INCR/counter" "POST-full|c|c-full|POST|$POST_PATH")
-               [ -n "$SWIFT_MHD" ] && CELLS+=("POST-full|swift-full-event|swift-full-event|POST|/counter/increment") ;;
+               [ -n "$SWIFT_MHD" ] && CELLS+=("POST-full|swift-full-event|swift-full-event|POST|/counter/increment")
+               [ -n "$BEFORE" ] && CELLS+=("POST-full|before|before-full|POST|$POST_PATH") ;;
     POST-normal) CELLS+=("POST-normal|floor|floor-normal|POST|$POST_PATH" "POST-normal|navprefs|navprefs-normal|POST|$POST_PATH"
                          "POST-normal|c|c-normal|POST|$POST_PATH")
-                 [ -n "$SWIFT_MHD" ] && CELLS+=("POST-normal|swift-wal-event|swift-wal-event|POST|/counter/increment") ;;
-    GET) CELLS+=("GET|c|c-full|GET|$GET_PATH" "GET|floor|floor-full|GET|$GET_PATH" "GET|navprefs|navprefs-full|GET|$GET_PATH") ;;
+                 [ -n "$SWIFT_MHD" ] && CELLS+=("POST-normal|swift-wal-event|swift-wal-event|POST|/counter/increment")
+                 [ -n "$BEFORE" ] && CELLS+=("POST-normal|before|before-normal|POST|$POST_PATH") ;;
+    GET) CELLS+=("GET|c|c-full|GET|$GET_PATH" "GET|floor|floor-full|GET|$GET_PATH" "GET|navprefs|navprefs-full|GET|$GET_PATH")
+         [ -n "$BEFORE" ] && CELLS+=("GET|before|before-full|GET|$GET_PATH") ;;
     *) die "unknown group $g (POST-full, POST-normal, GET)" ;;
   esac
 done
@@ -228,6 +240,7 @@ done >"$OUT/turns.txt"
   machine_info
   printf -- '- load average before / after the measured runs: %s / %s; busiest processes before: %s; NICE=%s\n' \
     "$LOAD_BEFORE" "$LOAD_AFTER" "$(cat "$OUT/busy-before.txt")" "${NICE:-0}"
+  [ -n "$BEFORE" ] && printf -- '- before: %s\n' "$BEFORE"
   echo
   python3 "$FLOOR_DIR/summarize.py" "$RESULTS"
   echo

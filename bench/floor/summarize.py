@@ -32,6 +32,14 @@ COMPARISONS = [
     ("floor NORMAL ÷ Swift wal-event anchor, req/s", "POST-normal", "floor", "swift-wal-event", "rps", None),
     ("navprefs GET ÷ C GET, req/s", "GET", "navprefs", "c", "rps", (">=", 0.8)),
     ("floor GET ÷ C GET, req/s", "GET", "floor", "c", "rps", None),
+    # With BEFORE= (another build of navprefs in the same run):
+    ("navprefs ÷ before, FULL, req/s", "POST-full", "navprefs", "before", "rps", None),
+    ("navprefs ÷ before, FULL, µs per write", "POST-full", "navprefs", "before", "us", None),
+    ("navprefs ÷ before, NORMAL, req/s", "POST-normal", "navprefs", "before", "rps", None),
+    ("navprefs ÷ before, NORMAL, µs per write", "POST-normal", "navprefs", "before", "us", None),
+    ("navprefs ÷ before, GET, req/s", "GET", "navprefs", "before", "rps", None),
+    ("before FULL ÷ floor FULL, µs per write", "POST-full", "before", "floor", "us", None),
+    ("before GET ÷ C GET, req/s", "GET", "before", "c", "rps", None),
 ]
 
 

@@ -9,9 +9,11 @@ import Synchronization
 
 let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, version, uploadData, uploadDataSize, slot in
     guard let cls, let connection, let url, let method, let version, let uploadDataSize, let slot else { return .NO }
-    return Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue().handleCall(
-        connection: connection, url: url, method: method, version: version,
-        uploadData: uploadData, uploadDataSize: uploadDataSize, slot: slot)
+    // The core outlives its daemon (see ServerCore): used without a retain and release per call.
+    return Unmanaged<ServerCore>.fromOpaque(cls)._withUnsafeGuaranteedRef {
+        $0.handleCall(connection: connection, url: url, method: method, version: version,
+                      uploadData: uploadData, uploadDataSize: uploadDataSize, slot: slot)
+    }
 }
 
 /// MHD's URI log callback: called once per request, as soon as the request line is parsed and
@@ -19,13 +21,14 @@ let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, v
 /// request's slot (`*req_cls`), released by `requestCompleted`.
 let uriLogged: cmhd_uri_log_callback = { cls, uri, connection in
     guard let cls, let uri, let connection else { return nil }
-    return Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue().requestLineReceived(uri, on: connection)
+    return Unmanaged<ServerCore>.fromOpaque(cls)._withUnsafeGuaranteedRef { $0.requestLineReceived(uri, on: connection) }
 }
 
 let requestCompleted: MHD_RequestCompletedCallback = { cls, connection, slot, termination in
     guard let cls, let slot else { return }
-    Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue().requestCompleted(
-        slot, on: connection, completedOK: termination.rawValue == 0)  // MHD_REQUEST_TERMINATED_COMPLETED_OK
+    Unmanaged<ServerCore>.fromOpaque(cls)._withUnsafeGuaranteedRef {
+        $0.requestCompleted(slot, on: connection, completedOK: termination.rawValue == 0)  // MHD_REQUEST_TERMINATED_COMPLETED_OK
+    }
 }
 
 /// Counts connections, and keeps what is known of each for all its requests (see ``PeerInfo``).

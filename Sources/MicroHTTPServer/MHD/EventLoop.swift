@@ -89,15 +89,19 @@ final class EventLoop: @unchecked Sendable {
         var tokens = [UInt64](repeating: 0, count: capacity)
         var events = [UInt32](repeating: 0, count: capacity)
         var timeoutUsed: Int32 = 0
+        core.handler.eventLoopStarted(wake: { [waker] in waker.wake() })
         while true {
             if quiesceRequested.exchange(false, ordering: .acquiringAndReleasing) {
                 listenSocket.store(MHD_quiesce_daemon(daemon), ordering: .releasing)
             }
             // Bounded wait (maxEventLoopWait, 250 ms by default): a safety net, since resumes,
-            // quiesce and stop all signal the waker; costs nothing measurable while idle.
+            // quiesce and stop all signal the waker; costs nothing measurable while idle. No wait
+            // when the last turn answered requests on this thread: they go out at once.
+            let wait = core.mailbox.answeredOnLoop ? 0 : maxWaitMilliseconds
+            core.mailbox.answeredOnLoop = false
             let reports = tokens.withUnsafeMutableBufferPointer { tokens in
                 events.withUnsafeMutableBufferPointer { events in
-                    let count = cmhd_loop_wait(daemon, loopDescriptor, waker.descriptor, maxWaitMilliseconds,
+                    let count = cmhd_loop_wait(daemon, loopDescriptor, waker.descriptor, wait,
                                                tokens.baseAddress, events.baseAddress, Int32(capacity), &timeoutUsed)
                     return SocketWatch.reports(tokens: UnsafeBufferPointer(tokens), events: UnsafeBufferPointer(events), count: Int(count))
                 }
@@ -109,7 +113,11 @@ final class EventLoop: @unchecked Sendable {
             if !reports.isEmpty { core.handle(reports) }
             core.resumeAnswered()
             core.streamPacer.startTurn()
+            // One turn: MHD serves every ready connection once; the handler may hold what the
+            // turn started (a store commits its writes once) until it ends.
+            core.handler.turnBegan()
             _ = MHD_run(daemon)
+            core.handler.turnEnded()
             // MHD asked to run again at once: a connection it cannot move on, such as a chunk
             // line longer than its buffer, makes it spin (``ServerCore/refuseLongChunkLines``).
             if timeoutUsed == 0 { core.refuseLongChunkLines() }
@@ -138,6 +146,7 @@ final class EventLoop: @unchecked Sendable {
                 }
             }
         }
+        core.handler.eventLoopStopped()
         exited.signal()
     }
 

@@ -11,8 +11,9 @@ import Synchronization
 /// ``HTTPServer`` owns it and keeps it alive until the daemon is stopped, so callbacks take it
 /// unretained.
 final class ServerCore: @unchecked Sendable {
-    // Safety (`@unchecked Sendable`): `lastLibraryMessage` is touched only on the event-loop
-    // thread (MHD logs request errors from there); everything else is immutable or synchronised.
+    // Safety (`@unchecked Sendable`): `lastLibraryMessage` and `chunkedUploads` are touched only
+    // on the event-loop thread (MHD logs request errors from there); everything else is
+    // immutable or synchronised.
 
     let configuration: ServerConfiguration
     let handler: any HTTPHandler
@@ -59,17 +60,14 @@ final class ServerCore: @unchecked Sendable {
     var chunkedUploads: [ObjectIdentifier: ChunkedUpload] = [:]
     /// Set when outstanding work is abandoned: answers the server is writing itself are cut.
     let abandoningSocketAnswers = Atomic<Bool>(false)
+    /// What other threads hand the loop: answers of waiting requests, streams to cut.
+    let mailbox: LoopMailbox
 
     struct Registry: ~Copyable {
         /// The one-shots of requests whose connection is suspended, with the head to refuse
         /// them with at shutdown (never the context itself: other threads read this).
         var waiting: [ObjectIdentifier: Waiting] = [:]
         var streams: [Int: ResponseStream] = [:]
-        /// Streams aborted while libmicrohttpd was sending, whose connections the loop cuts.
-        var cuts: [Int] = []
-        /// Requests whose answer (or admission) was handed over while their connection waited,
-        /// suspended: the loop resumes them before its next run of MHD (``resumeAnswered()``).
-        var answered: [RequestContext] = []
         /// Sockets the loop watches itself, by token (``SocketWatch``).
         var watched: [Int: Watched] = [:]
         /// The answers the server is writing to sockets itself, by token: few and short-lived,
@@ -96,6 +94,7 @@ final class ServerCore: @unchecked Sendable {
         self.handler = handler
         workarounds = configuration.workarounds
         waker = LoopWaker(enabled: configuration.workarounds.contains(.wakeOnResume))
+        mailbox = LoopMailbox(waker: waker, tally: answerTally, cutsStalledStreams: configuration.workarounds.contains(.cutStalledStreams))
         limits = RequestPhases.Limits(configuration)
         self.messageLog = messageLog
         deadlines = ConnectionDeadlines(headerTimeout: configuration.headerTimeout, bodyTimeout: configuration.bodyTimeout)
@@ -177,7 +176,8 @@ final class ServerCore: @unchecked Sendable {
             _ = registry.withLock { $0.waiting.removeValue(forKey: ObjectIdentifier(context)) }
             return answer(context, with: response)
         case .answered:
-            // After an answer written to the socket itself (408, a library refusal): drop it now.
+            // After an answer written to the socket itself (408, a library refusal), or one that
+            // could not be queued: drop it now.
             return context.cutOff ? .NO : .YES
         }
     }
@@ -248,7 +248,7 @@ final class ServerCore: @unchecked Sendable {
             let shot = OneShot<HTTPAdmission>()
             context.admission = shot
             decide(HTTPAdmissionResponder(shot: shot))
-            if let decision = shot.settle(suspend: { suspend(context) }, wake: { [weak self] in self?.answerReady(context) }) {
+            if let decision = shot.settle(suspend: { suspend(context) }, wake: { [mailbox] in mailbox.answerReady(context) }) {
                 context.admission = nil
                 return carryOut(context.phases.admitted(decision, reserve: { bodyBudget.reserve($0, for: context) }), context)
             }
@@ -258,7 +258,7 @@ final class ServerCore: @unchecked Sendable {
             context.response = shot
             handler.handle(request, responder: HTTPResponder(shot: shot, receivedAt: context.receivedAt, tally: answerTally,
                                                              answers: answerBudget))
-            if let response = shot.settle(suspend: { suspend(context) }, wake: { [weak self] in self?.answerReady(context) }) {
+            if let response = shot.settle(suspend: { suspend(context) }, wake: { [mailbox] in mailbox.answerReady(context) }) {
                 context.response = nil
                 return answer(context, with: response)
             }
@@ -294,8 +294,9 @@ final class ServerCore: @unchecked Sendable {
         return .NO
     }
 
-    /// Queues `response` on the connection (libmicrohttpd copies what it needs).
-    private func answer(_ context: RequestContext, with response: HTTPResponse) -> MHD_Result {
+    /// Queues `response` on the connection (libmicrohttpd copies what it needs): in a call of
+    /// the access handler, or on the event loop while the connection is suspended.
+    func answer(_ context: RequestContext, with response: HTTPResponse) -> MHD_Result {
         if let refusal = response.refusal { return answer(context, with: handler.response(for: refusal, head: context.headForRefusal)) }
         context.phases.answered()
         bodyBudget.release(context)
@@ -327,7 +328,7 @@ final class ServerCore: @unchecked Sendable {
                 pacer: streamPacer)
             let stream = ResponseStream(connection: socket, maxBufferedBytes: configuration.maxBufferedStreamBytes,
                                         budget: streamBudget, id: makeID(),
-                                        requestCut: { [weak self] id in self?.requestCut(of: id) })
+                                        requestCut: { [mailbox] id in mailbox.requestCut(of: id) })
             registry.withLock { $0.streams[stream.id] = stream }
             let queued = MHDResponse.queueStream(stream, status: response.status, headers: response.headers,
                                                  core: self, on: context.connection.pointer)
@@ -342,12 +343,6 @@ final class ServerCore: @unchecked Sendable {
 
     // MARK: - Streams aborted while sending
 
-    private func requestCut(of stream: Int) {
-        guard workarounds.contains(.cutStalledStreams) else { return }
-        registry.withLock { $0.cuts.append(stream) }
-        waker.wake()
-    }
-
     /// Connections ``cutAbortedStreams()`` shuts down per turn of the event loop. libmicrohttpd
     /// closes each in its next run, about 20 µs apiece on a debug build with the stream's end
     /// (its slot, its log line): 1,000 streams cut as too slow at once held one run 20-40 ms.
@@ -361,12 +356,9 @@ final class ServerCore: @unchecked Sendable {
     /// runs again at once).
     @discardableResult
     func cutAbortedStreams() -> Bool {
-        let (cut, more): ([ResponseStream], Bool) = registry.withLock { registry in
-            guard !registry.cuts.isEmpty else { return ([], false) }
-            let taken = min(registry.cuts.count, Self.cutsPerTurn)
-            defer { registry.cuts.removeFirst(taken) }
-            return (registry.cuts.prefix(taken).compactMap { registry.streams[$0] }, registry.cuts.count > taken)
-        }
+        let (ids, more) = mailbox.takeCuts(atMost: Self.cutsPerTurn)
+        guard !ids.isEmpty else { return more }
+        let cut: [ResponseStream] = registry.withLock { registry in ids.compactMap { registry.streams[$0] } }
         for stream in cut {
             let connection: ConnectionHandle
             switch stream.connection {

@@ -26,7 +26,7 @@ enum CommandStore {
             }
             if let refusal = probe.refusal(for: access, database: database) { throw CommandFailure(.databaseUnusable, refusal) }
         }
-        let (store, _) = StoreChoice.store(for: configuration, access: access)
+        let store = StoreChoice.store(for: configuration, access: access).store
         guard let transactional = store as? any TransactionalStore else {
             throw CommandFailure(.failure, "the store for \(database) cannot run commands")
         }

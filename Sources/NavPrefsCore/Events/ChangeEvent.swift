@@ -18,14 +18,31 @@ public struct ChangeEvent: Sendable, Hashable {
     public let type: EventType
     /// The event's data, one JSON object.
     public let payload: JSONObject
+    /// The payload's text when the constructor wrote it already (a counter's, on every write).
+    private let text: String?
 
     public init(type: EventType, payload: JSONObject) {
         self.type = type
         self.payload = payload
+        text = nil
+    }
+
+    private init(type: EventType, payload: JSONObject, text: String) {
+        self.type = type
+        self.payload = payload
+        self.text = text
     }
 
     /// The payload as JSON text, as the log stores it.
-    public var data: String { JSONValue.object(payload).jsonText }
+    public var data: String { text ?? JSONValue.object(payload).jsonText }
+
+    /// Equal when type and payload are (the text is only the payload written ahead).
+    public static func == (left: ChangeEvent, right: ChangeEvent) -> Bool { left.type == right.type && left.payload == right.payload }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(type)
+        hasher.combine(payload)
+    }
 
     /// The event with its author in its data (`"author"`, the last member), as the log keeps it.
     public func authored(by author: ChangeAuthor) -> ChangeEvent {
@@ -58,16 +75,42 @@ public struct ChangeEvent: Sendable, Hashable {
     /// A counter change by name: `increment`, `decrement`, `reset`, `set`, or `remove` (the
     /// stored value was deleted and the counter reads its default or 0 again).
     public static func counter(operation: String, step: Int64? = nil, _ state: CounterState) -> ChangeEvent {
-        var payload: JSONObject = [
-            "profile": .string(state.profile.rawValue),
-            "key": .string(WellKnownKey.counter.rawValue),
-            "operation": .string(operation),
-        ]
-        if let step { payload["by"] = .integer(step) }
-        payload["value"] = .integer(state.counter.value)
-        payload["stringValue"] = .string(state.counter.stringValue)
-        payload["version"] = .integer(state.version.rawValue)
-        return ChangeEvent(type: .counter, payload: payload)
+        // Names known distinct, built at once: it runs for every counter write.
+        var members: [JSONObject.Member] = []
+        members.reserveCapacity(7)
+        members.append(("profile", .string(state.profile.rawValue)))
+        members.append(("key", .string(WellKnownKey.counter.rawValue)))
+        members.append(("operation", .string(operation)))
+        if let step { members.append(("by", .integer(step))) }
+        members.append(("value", .integer(state.counter.value)))
+        members.append(("stringValue", .string(state.counter.stringValue)))
+        members.append(("version", .integer(state.version.rawValue)))
+        // The text as JSONWriter writes it, written at once (a profile name and an operation
+        // need no escaping: profile names are letters, digits and `._-`, operations are words).
+        guard !JSONWriter.needsEscaping(operation) else { return ChangeEvent(type: .counter, payload: JSONObject(uniqueMembers: members)) }
+        let value = String(state.counter.value)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(160)
+        bytes.append(contentsOf: #"{"profile":""#.utf8)
+        bytes.append(contentsOf: state.profile.rawValue.utf8)
+        bytes.append(contentsOf: #"","key":""#.utf8)
+        bytes.append(contentsOf: WellKnownKey.counter.rawValue.utf8)
+        bytes.append(contentsOf: #"","operation":""#.utf8)
+        bytes.append(contentsOf: operation.utf8)
+        bytes.append(UInt8(ascii: "\""))
+        if let step {
+            bytes.append(contentsOf: #","by":"#.utf8)
+            bytes.append(contentsOf: String(step).utf8)
+        }
+        bytes.append(contentsOf: #","value":"#.utf8)
+        bytes.append(contentsOf: value.utf8)
+        bytes.append(contentsOf: #","stringValue":""#.utf8)
+        bytes.append(contentsOf: value.utf8)
+        bytes.append(contentsOf: #"","version":"#.utf8)
+        bytes.append(contentsOf: String(state.version.rawValue).utf8)
+        bytes.append(UInt8(ascii: "}"))
+        let text = String(decoding: bytes, as: UTF8.self)
+        return ChangeEvent(type: .counter, payload: JSONObject(uniqueMembers: members), text: text)
     }
 
     /// The seed's `doRefreshNotification`: the font settings changed (one event per accepted

@@ -1,31 +1,39 @@
-
 /// Writes JSON text. Numbers use Swift's shortest round-trip form (`0.1`, not Jansson's
 /// `0.10000000000000001`), and a number that is whole keeps its `.0` so it reads back as a number.
 public enum JSONWriter {
     /// Appends `value` to `output` as compact JSON.
     public static func write(_ value: JSONValue, into output: inout String) {
+        var bytes: [UInt8] = []
+        write(value, into: &bytes)
+        output += String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends `value` to `output` as the bytes of compact JSON: appending to a byte buffer
+    /// costs less than to a `String`, which checks and grows its storage at every append (an
+    /// event's payload is written on every write).
+    public static func write(_ value: JSONValue, into output: inout [UInt8]) {
         switch value {
-        case .null: output += "null"
-        case .bool(let flag): output += flag ? "true" : "false"
-        case .integer(let number): output += String(number)
-        case .number(let number): write(number: number, into: &output)
+        case .null: output.append(contentsOf: "null".utf8)
+        case .bool(let flag): output.append(contentsOf: (flag ? "true" : "false").utf8)
+        case .integer(let number): output.append(contentsOf: String(number).utf8)
+        case .number(let number): output.append(contentsOf: (number.isFinite ? number.description : "null").utf8)
         case .string(let text): write(string: text, into: &output)
         case .array(let items):
-            output += "["
+            output.append(UInt8(ascii: "["))
             for (index, item) in items.enumerated() {
-                if index > 0 { output += "," }
+                if index > 0 { output.append(UInt8(ascii: ",")) }
                 write(item, into: &output)
             }
-            output += "]"
+            output.append(UInt8(ascii: "]"))
         case .object(let object):
-            output += "{"
+            output.append(UInt8(ascii: "{"))
             for (index, member) in object.members.enumerated() {
-                if index > 0 { output += "," }
+                if index > 0 { output.append(UInt8(ascii: ",")) }
                 write(string: member.key, into: &output)
-                output += ":"
+                output.append(UInt8(ascii: ":"))
                 write(member.value, into: &output)
             }
-            output += "}"
+            output.append(UInt8(ascii: "}"))
         }
     }
 
@@ -50,34 +58,39 @@ public enum JSONWriter {
     /// split one. (A text that is itself JSON, bound as a member of a JSON list for SQL, is
     /// nothing but quotes to escape: written scalar by scalar it took most of a large write.)
     public static func write(string: String, into output: inout String) {
-        let count = string.utf8.count
-        let escaped: [UInt8]? = string.withCString { text in
-            text.withMemoryRebound(to: UInt8.self, capacity: count + 1) { bytes -> [UInt8]? in
-                var start = plainRun(bytes, count)
-                // Most strings need no escape: appended whole (a hot path of every response and log line).
-                guard start < count else { return nil }
-                var escaped: [UInt8] = []
-                escaped.reserveCapacity(count + count / 4 + 2)
-                escaped.append(0x22)
-                escaped.append(contentsOf: UnsafeBufferPointer(start: bytes, count: start))
-                while start < count {
-                    appendEscape(of: bytes[start], to: &escaped)
-                    start += 1
-                    let run = plainRun(bytes + start, count - start)
-                    escaped.append(contentsOf: UnsafeBufferPointer(start: bytes + start, count: run))
-                    start += run
-                }
-                escaped.append(0x22)
-                return escaped
-            }
-        }
-        guard let escaped else {
+        // Most strings need no escape: append them whole (a hot path of every response and log line).
+        if !needsEscaping(string) {
             output += "\""
             output += string
             output += "\""
             return
         }
+        var escaped: [UInt8] = []
+        write(string: string, into: &escaped)
         output += String(decoding: escaped, as: UTF8.self)
+    }
+
+    /// ``write(string:into:)`` into a byte buffer. It reserves nothing: an exact reservation per
+    /// string would copy the whole buffer for each member of a large object.
+    public static func write(string: String, into output: inout [UInt8]) {
+        let count = string.utf8.count
+        string.withCString { text in
+            text.withMemoryRebound(to: UInt8.self, capacity: count + 1) { bytes in
+                output.append(0x22)
+                var start = 0
+                while start < count {
+                    let run = plainRun(bytes + start, count - start)
+                    output.append(contentsOf: UnsafeBufferPointer(start: bytes + start, count: run))
+                    start += run
+                    // A byte to escape, or a NUL inside the string, where the scan stopped.
+                    if start < count {
+                        appendEscape(of: bytes[start], to: &output)
+                        start += 1
+                    }
+                }
+                output.append(0x22)
+            }
+        }
     }
 
     /// How many of the `limit` bytes from `bytes` on need no escape: up to the first quote,
@@ -130,9 +143,12 @@ public enum JSONWriter {
 extension JSONValue {
     /// Compact JSON text.
     public var jsonText: String {
-        var output = ""
-        JSONWriter.write(self, into: &output)
-        return output
+        var bytes: [UInt8] = []
+        // Room for a small value at once (an event's payload): growing by doubling from
+        // nothing cost an allocation per step.
+        bytes.reserveCapacity(128)
+        JSONWriter.write(self, into: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
     }
 }
 

@@ -9,7 +9,9 @@ enum JSONBody {
     /// - Throws: 415 for a body that is not `application/json`, 400 for malformed JSON, a body
     ///   that is not an object, or a member the operation does not know (a typo must not be
     ///   silently ignored, OWASP API3).
-    static func object(of request: HTTPRequest, allowed: Set<String>, required: Bool) throws(APIError) -> JSONObject? {
+    /// - Parameter allowed: a list, not a set: a few names, compared in place, where a set
+    ///   literal was built and hashed on every request.
+    static func object(of request: HTTPRequest, allowed: [String], required: Bool) throws(APIError) -> JSONObject? {
         guard !request.body.isEmpty else {
             if required { throw APIError(.invalidBody, "This operation needs a JSON object body.") }
             return nil

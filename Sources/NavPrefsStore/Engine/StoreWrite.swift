@@ -18,6 +18,11 @@ public struct StoreWrite<Value: Sendable>: Sendable {
     /// quota in their transaction (``StoreLimits/profileQuotaBytes``); the counter, the font
     /// and deletions hold a fixed size or less, and skip the check (the counter is the hot path).
     let growsStorage: Bool
+    /// Whether the write's own steps do a bounded amount of work whatever its profile holds (a
+    /// few rows by key, a value no larger than its request): a store may then run it on the
+    /// calling thread, in the event loop's turn (``runsBounded(under:)``). A write that reads
+    /// a whole profile (a multi-key `PATCH` answers every value) or a whole session does not.
+    let boundedWork: Bool
     /// What the write carries, in bytes (its request's body): a store with one writer commits
     /// the heavy ones apart from the light ones, so that one profile's large writes do not hold
     /// another profile's small one back (``weighing(_:)``; 0: light).
@@ -30,11 +35,18 @@ public struct StoreWrite<Value: Sendable>: Sendable {
         return weighed
     }
 
-    init(of profile: ProfileName, growsStorage: Bool = true,
+    init(of profile: ProfileName, growsStorage: Bool = true, boundedWork: Bool = false,
          _ steps: @escaping @Sendable (any StoreTransaction, StoreLimits) throws -> WriteOutcome<Value>) {
         self.profile = profile
         self.growsStorage = growsStorage
+        self.boundedWork = boundedWork
         self.steps = steps
+    }
+
+    /// Whether all the write does under `limits` is bounded: its steps are
+    /// (``boundedWork``), and it measures no quota, which sums every row of the profile.
+    func runsBounded(under limits: StoreLimits) -> Bool {
+        boundedWork && (!growsStorage || limits.profileQuotaBytes == 0)
     }
 }
 
@@ -43,10 +55,10 @@ extension StoreWrite {
     /// (``StoreTransaction/author``), which records it in the write's events and beside the
     /// values it stores, in the write's own transaction. The steps themselves are unchanged, so
     /// whichever way a store runs writes (alone, grouped, under an idempotency key) runs this one,
-    /// with the same weight.
+    /// with the same weight, and in the event loop's turn when the write may run there.
     public func by(_ author: ChangeAuthor) -> StoreWrite {
         let steps = self.steps
-        var authored = StoreWrite(of: profile, growsStorage: growsStorage) { transaction, limits in
+        var authored = StoreWrite(of: profile, growsStorage: growsStorage, boundedWork: boundedWork) { transaction, limits in
             try steps(AuthoredTransaction(base: transaction, author: author), limits)
         }
         authored.weight = weight

@@ -40,6 +40,14 @@ public protocol TransactionalStore: LoopReading {
                                 _ body: @escaping @Sendable (any StoreTransaction) throws -> WriteOutcome<Value>,
                                 completion: @escaping StoreCompletion<Value>)
 
+    /// ``write(changing:weight:_:completion:)`` for a write whose work is bounded whatever the
+    /// profile holds (`bounded`, ``StoreWrite/runsBounded(under:)``): a store may run it on
+    /// the calling thread, in the turn that thread opened (``TurnWriting/beginTurn()``), and answer
+    /// it once that turn's commit is durable (SQLite); the others need not care.
+    func write<Value: Sendable>(changing profile: ProfileName?, weight: Int, bounded: Bool,
+                                _ body: @escaping @Sendable (any StoreTransaction) throws -> WriteOutcome<Value>,
+                                completion: @escaping StoreCompletion<Value>)
+
     /// Runs `body` on the calling thread, if the store can without waiting for another thread
     /// or a lock, and within the bytes that thread may read (``HereRead``); otherwise the
     /// caller reads with ``read(snapshot:_:completion:)``. For the event loop: SQLite reads a few
@@ -58,6 +66,12 @@ extension TransactionalStore {
                                        _ body: @escaping @Sendable (any StoreTransaction) throws -> WriteOutcome<Value>,
                                        completion: @escaping StoreCompletion<Value>) {
         write(changing: profile, body, completion: completion)
+    }
+
+    public func write<Value: Sendable>(changing profile: ProfileName?, weight: Int, bounded: Bool,
+                                       _ body: @escaping @Sendable (any StoreTransaction) throws -> WriteOutcome<Value>,
+                                       completion: @escaping StoreCompletion<Value>) {
+        write(changing: profile, weight: weight, body, completion: completion)
     }
 
     /// No store reads on the caller's thread unless it says how.

@@ -5,7 +5,7 @@ extension StoreWrite where Value == CounterChange {
     /// ``Store/apply(_:toCounterOf:if:)`` as a value.
     public static func counter(_ operation: CounterOperation, of profile: ProfileName, if precondition: WritePrecondition?)
         -> StoreWrite {
-        StoreWrite(of: profile, growsStorage: false) { transaction, _ in try apply(operation, to: profile, if: precondition, in: transaction) }
+        StoreWrite(of: profile, growsStorage: false, boundedWork: true) { transaction, _ in try apply(operation, to: profile, if: precondition, in: transaction) }
     }
 
     private static func apply(_ operation: CounterOperation, to profile: ProfileName, if precondition: WritePrecondition?,

@@ -5,7 +5,7 @@ public import NavPrefsCore
 extension StoreWrite where Value == FontChange {
     /// ``Store/setFont(_:of:if:)`` as a value.
     public static func font(_ settings: FontSettings, of profile: ProfileName, if precondition: WritePrecondition?) -> StoreWrite {
-        StoreWrite(of: profile, growsStorage: false) { transaction, _ in
+        StoreWrite(of: profile, growsStorage: false, boundedWork: true) { transaction, _ in
             let keys = [WellKnownKey.sliderValue, WellKnownKey.fontSize]
             guard let claim = try transaction.claimEventID(of: profile, creating: true, touchingPreferences: true),
                   let slots = try Steps.readSlots(keys, of: profile, in: transaction)

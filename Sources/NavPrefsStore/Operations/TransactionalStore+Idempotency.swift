@@ -18,7 +18,7 @@ extension TransactionalStore {
                                          answer: @escaping @Sendable (Value) -> RecordedAnswer,
                                          completion: @escaping StoreCompletion<IdempotentOutcome>) {
         let limits = self.limits
-        self.write(changing: write.profile, weight: write.weight, { transaction in
+        self.write(changing: write.profile, weight: write.weight, bounded: write.runsBounded(under: limits), { transaction in
             if let earlier = try IdempotencySteps.claim(request, window: limits.idempotencyWindow, in: transaction) {
                 return WriteOutcome(earlier)
             }

@@ -2,7 +2,7 @@
 extension TransactionalStore {
     public func perform<Value: Sendable>(_ write: StoreWrite<Value>, completion: @escaping StoreCompletion<Value>) {
         let limits = self.limits
-        self.write(changing: write.profile, weight: write.weight, { transaction in
+        self.write(changing: write.profile, weight: write.weight, bounded: write.runsBounded(under: limits), { transaction in
             let before = write.growsStorage ? try QuotaSteps.before(write.profile, limits: limits, in: transaction) : nil
             let watched = EventLogSteps.Watch(transaction, limits: limits)
             let outcome = try write.steps(watched, limits)

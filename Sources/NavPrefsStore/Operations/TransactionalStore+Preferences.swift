@@ -14,7 +14,7 @@ extension StoreWrite where Value == PreferenceChange {
         // Encoded here, where the write is made (off the event loop for a large body), not on
         // the store's one writer.
         let text = stored.jsonText
-        return StoreWrite(of: profile) { transaction, limits in
+        return StoreWrite(of: profile, boundedWork: true) { transaction, limits in
             let limit = limits.maxPreferencesPerProfile
             guard let claim = try transaction.claimEventID(of: profile, creating: true, touchingPreferences: true),
                   let before = try Steps.readSlot(key, of: profile, in: transaction)
@@ -31,7 +31,7 @@ extension StoreWrite where Value == PreferenceChange {
     /// ``Store/removePreference(_:of:if:)`` as a value.
     public static func removePreference(_ key: PreferenceKey, of profile: ProfileName, if precondition: WritePrecondition?)
         -> StoreWrite {
-        StoreWrite(of: profile, growsStorage: false) { transaction, limits in
+        StoreWrite(of: profile, growsStorage: false, boundedWork: true) { transaction, limits in
             let kept = limits.keptTombstones
             // Removing what is not stored changes nothing and takes no event id (removeObject(forKey:)).
             let seen = try Steps.readSlot(key, of: profile, in: transaction) ?? Steps.emptySlot(key)

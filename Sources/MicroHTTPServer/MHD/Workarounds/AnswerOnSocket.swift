@@ -55,24 +55,13 @@ final class AnswerOnSocket: @unchecked Sendable {
 }
 
 extension ServerCore {
-    /// A waiting request's answer or admission was handed over (from any thread): the loop
-    /// resumes its connection before its next run of MHD.
-    func answerReady(_ context: RequestContext) {
-        registry.withLock { $0.answered.append(context) }
-        waker.wake()
-    }
-
     /// On the event-loop thread, before MHD runs: resumes the connections whose answers came,
     /// or, for a client that finished sending, writes the answer to the socket first.
     func resumeAnswered() {
-        // One look under the lock per turn of the loop: the answers that came, and whether the
-        // server is writing any answer itself.
-        let (answered, writing): ([RequestContext], Bool) = registry.withLock { registry in
-            let writing = !registry.answersOnSockets.isEmpty
-            guard !registry.answered.isEmpty else { return ([], writing) }
-            defer { registry.answered.removeAll(keepingCapacity: true) }
-            return (registry.answered, writing)
-        }
+        // The answers that came (``LoopMailbox``), and whether the server is writing any answer itself.
+        let answered = mailbox.takeAnswered()
+        let writing = registry.withLock { !$0.answersOnSockets.isEmpty }
+        var queued: [ObjectIdentifier] = []
         for context in answered {
             if workarounds.contains(.answerHalfClosed), context.phases.phase == .waiting,
                let peer = PeerInfo.of(context.connection.pointer), peer.socket >= 0,
@@ -81,7 +70,19 @@ extension ServerCore {
                 answerOnSocket(response, context: context, socket: peer.socket)
                 continue
             }
+            // Queued on the connection while it is still suspended (libmicrohttpd 0.9.75 takes a
+            // response there; it then sends it once resumed, without calling the handler again):
+            // no second call of the access handler per deferred answer. A stream starts in that
+            // call as before.
+            if context.phases.phase == .waiting, let response = context.response?.take(if: { !$0.body.isStream }) {
+                context.response = nil
+                queued.append(ObjectIdentifier(context))
+                if answer(context, with: response) == .NO { context.cutOff = true }
+            }
             context.connection.resumeOnLoop()
+        }
+        if !queued.isEmpty {
+            registry.withLock { registry in for id in queued { registry.waiting.removeValue(forKey: id) } }
         }
         if writing { abandonStalledSocketAnswers() }
     }

@@ -30,6 +30,7 @@ enum HeaderSectionShape {
         }
 
         var fields: [RawField] = []
+        fields.reserveCapacity(16)  // one allocation for a usual head, not one per doubling
         withUnsafeMutablePointer(to: &fields) { target in
             _ = MHD_get_connection_values_n(connection, .HEADER_KIND, rawFieldCollector, target)
         }

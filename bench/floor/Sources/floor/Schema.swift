@@ -135,6 +135,34 @@ enum Schema {
             ALTER TABLE idempotency_keys ADD COLUMN token TEXT;
             CREATE INDEX idempotency_keys_by_token ON idempotency_keys (token, created_at) WHERE token IS NOT NULL;
             """),
+        (9, "the event log counts its bytes: each entry's size and where it starts in its profile's log", """
+            -- Rebuilt so that the new columns come before `data`: reading them (the log's bound,
+            -- checked on every write) never walks a large event's overflow pages.
+            CREATE TABLE events_v9 (
+                profile    TEXT    NOT NULL,
+                id         INTEGER NOT NULL,
+                log_offset INTEGER NOT NULL,  -- bytes of data before this entry in the profile's log
+                log_size   INTEGER NOT NULL,  -- bytes of this entry's data
+                created_at INTEGER NOT NULL,
+                type       TEXT    NOT NULL,
+                data       TEXT    NOT NULL,
+                PRIMARY KEY (profile, id)
+            ) STRICT, WITHOUT ROWID;
+            INSERT INTO events_v9 (profile, id, log_offset, log_size, created_at, type, data)
+                SELECT profile, id,
+                       coalesce(sum(length(CAST(data AS BLOB))) OVER (PARTITION BY profile ORDER BY id
+                                                                     ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0),
+                       length(CAST(data AS BLOB)), created_at, type, data
+                FROM events;
+            DROP TABLE events;
+            ALTER TABLE events_v9 RENAME TO events;
+            CREATE INDEX events_by_time ON events (created_at);
+            """),
+        (10, "idempotency keys numbered per profile and per token, so their caps cost an index lookup", """
+            ALTER TABLE idempotency_keys ADD COLUMN seq INTEGER NOT NULL DEFAULT 0;        -- the key's number in its profile
+            ALTER TABLE idempotency_keys ADD COLUMN token_seq INTEGER NOT NULL DEFAULT 0;  -- and in its token (0: none)
+            \(SharedMigrations.numberIdempotencyKeys)
+            """),
     ]
 
     /// Creates the schema in a new database; leaves an existing one as it is.

@@ -26,9 +26,12 @@ enum Statements {
         RETURNING CAST(json_extract(value, '$') AS INTEGER), version
         """
 
-    static let appendEvent =
-        "INSERT INTO events (profile, id, type, data, created_at) VALUES (?1, ?2, ?3, ?4, \(now)) RETURNING created_at"
-
+    static let appendEvent = """
+        INSERT INTO events (profile, id, log_offset, log_size, created_at, type, data)
+        VALUES (?1, ?2, coalesce((SELECT log_offset + log_size FROM events WHERE profile = ?1 ORDER BY id DESC LIMIT 1), 0),
+                length(CAST(?4 AS BLOB)), \(now), ?3, ?4)
+        RETURNING created_at, log_offset, log_size
+        """
     /// (profile): creates the profile's row unless it exists.
     static let createProfile = "INSERT INTO profiles (name, created_at, last_event_id) VALUES (?1, \(now), 0) ON CONFLICT DO NOTHING"
 

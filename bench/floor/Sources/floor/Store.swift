@@ -39,8 +39,10 @@ final class Store {
             return handle
         }
         guard let db = open(SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) else { return nil }
-        // navprefs' writer connection (SQLiteStore.start).
+        // navprefs' writer connection (SQLiteStore.start, with SQLiteFreeSpace.pragmas: freed
+        // pages are given back, which keeps a pointer map in the file that writes maintain).
         guard sqlite3_exec(db, """
+            PRAGMA auto_vacuum = INCREMENTAL; PRAGMA journal_size_limit = \(16 << 20);
             PRAGMA journal_mode = WAL;
             PRAGMA synchronous = \(synchronous);
             PRAGMA busy_timeout = 5000;
