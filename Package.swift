@@ -52,7 +52,9 @@ let package = Package(
         // The layers (docs/how-it-is-built.md draws them). Every C module is a dependency of exactly one Swift
         // target, so a store change cannot reach into HTTP and the HTTP layer cannot name a store kind.
         .target(name: "MicroHTTPServer", dependencies: ["CMicroHTTPD"]),
-        .target(name: "NavPrefsCore"),
+        // The pure core: every unsafe construct in it must be marked `unsafe` or the build fails
+        // (SE-0458). The two it holds, JSONWriter's bounded reads of a string's bytes, say why.
+        .target(name: "NavPrefsCore", swiftSettings: [.strictMemorySafety(), .treatWarning("StrictMemorySafety", as: .error)]),
         .target(name: "NavPrefsJSON", dependencies: ["NavPrefsCore", "CJansson"]),
         .target(name: "NavPrefsCrypto", dependencies: ["CCrypto"]),
         .target(name: "NavPrefsStore", dependencies: ["NavPrefsCore", "NavPrefsJSON"]),

@@ -54,7 +54,7 @@ struct NameRule {
     }
 
     let maxLength: Int
-    let punctuation: StaticString
+    let punctuation: String
 
     func check(_ text: String) -> Verdict {
         let bytes = text.utf8
@@ -62,9 +62,8 @@ struct NameRule {
         guard bytes.count <= maxLength else { return .tooLong(bytes.count) }
         guard first.isASCIIAlphanumeric else { return .badFirstCharacter }
         // No set: this runs on every request, and the punctuation is two or three bytes.
-        return punctuation.withUTF8Buffer { allowed in
-            bytes.allSatisfy { $0.isASCIIAlphanumeric || allowed.contains($0) }
-        } ? .valid : .badCharacter
+        let allowed = punctuation.utf8
+        return bytes.allSatisfy { $0.isASCIIAlphanumeric || allowed.contains($0) } ? .valid : .badCharacter
     }
 }
 
