@@ -6,6 +6,14 @@
 // and NavPrefsCore imports none.
 import PackageDescription
 
+/// The targets that wrap no C library: every unsafe construct in them must be marked `unsafe`
+/// or the build fails (SE-0458), so unsafe pointer code stays in the thin wrappers over C
+/// (MicroHTTPServer, NavPrefsSQLite, NavPrefsPostgres, NavPrefsJSON, NavPrefsCrypto, the client's
+/// sockets). What is marked outside them is a call into the C library itself (the clock,
+/// `write(2)` of the log, `strerror`) or JSONWriter's bounded reads of a string's bytes, each
+/// with why.
+let memorySafe: [SwiftSetting] = [.strictMemorySafety(), .treatWarning("StrictMemorySafety", as: .error)]
+
 let package = Package(
     name: "NavPrefs",
     // For the NavPrefsClient library on Apple platforms (async/await, Duration, URLSession's
@@ -52,12 +60,10 @@ let package = Package(
         // The layers (docs/how-it-is-built.md draws them). Every C module is a dependency of exactly one Swift
         // target, so a store change cannot reach into HTTP and the HTTP layer cannot name a store kind.
         .target(name: "MicroHTTPServer", dependencies: ["CMicroHTTPD"]),
-        // The pure core: every unsafe construct in it must be marked `unsafe` or the build fails
-        // (SE-0458). The two it holds, JSONWriter's bounded reads of a string's bytes, say why.
-        .target(name: "NavPrefsCore", swiftSettings: [.strictMemorySafety(), .treatWarning("StrictMemorySafety", as: .error)]),
+        .target(name: "NavPrefsCore", swiftSettings: memorySafe),
         .target(name: "NavPrefsJSON", dependencies: ["NavPrefsCore", "CJansson"]),
         .target(name: "NavPrefsCrypto", dependencies: ["CCrypto"]),
-        .target(name: "NavPrefsStore", dependencies: ["NavPrefsCore", "NavPrefsJSON"]),
+        .target(name: "NavPrefsStore", dependencies: ["NavPrefsCore", "NavPrefsJSON"], swiftSettings: memorySafe),
         .target(name: "NavPrefsSQLite", dependencies: ["NavPrefsStore", "NavPrefsCore", "NavPrefsJSON", "CSQLite"]),
         .target(name: "NavPrefsPostgres", dependencies: ["NavPrefsStore", "NavPrefsCore", "NavPrefsJSON", "CPostgres"]),
         // The web console (docs/console.md): the files under Sources/NavPrefsConsole/Assets and
@@ -65,14 +71,16 @@ let package = Package(
         // EmbedConsoleAssets plugin and its tool, so nothing ships beside the binary.
         .executableTarget(name: "ConsoleAssetEmbedder"),
         .plugin(name: "EmbedConsoleAssets", capability: .buildTool(), dependencies: ["ConsoleAssetEmbedder"]),
-        .target(name: "NavPrefsConsole", exclude: ["Assets"], plugins: ["EmbedConsoleAssets"]),
+        .target(name: "NavPrefsConsole", exclude: ["Assets"], swiftSettings: memorySafe, plugins: ["EmbedConsoleAssets"]),
         .target(
             name: "NavPrefsHTTPAPI",
-            dependencies: ["NavPrefsCore", "NavPrefsJSON", "NavPrefsStore", "MicroHTTPServer", "NavPrefsCrypto", "NavPrefsConsole"]
+            dependencies: ["NavPrefsCore", "NavPrefsJSON", "NavPrefsStore", "MicroHTTPServer", "NavPrefsCrypto", "NavPrefsConsole"],
+            swiftSettings: memorySafe
         ),
         .target(
             name: "NavPrefsApp",
-            dependencies: ["NavPrefsHTTPAPI", "NavPrefsStore", "NavPrefsSQLite", "NavPrefsPostgres", "NavPrefsCore", "MicroHTTPServer"]
+            dependencies: ["NavPrefsHTTPAPI", "NavPrefsStore", "NavPrefsSQLite", "NavPrefsPostgres", "NavPrefsCore", "MicroHTTPServer"],
+            swiftSettings: memorySafe
         ),
         .executableTarget(name: "navprefs", dependencies: ["NavPrefsApp"]),
 

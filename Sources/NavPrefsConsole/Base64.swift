@@ -12,7 +12,7 @@ enum Base64 {
     /// The bytes `text` encodes. Characters outside the alphabet (padding, line breaks) are
     /// skipped and a trailing partial group is dropped: input comes from our own build, and a
     /// damaged file must not stop the server.
-    static func decode(_ text: UnsafeBufferPointer<UInt8>, expectedSize: Int = 0) -> [UInt8] {
+    static func decode(_ text: some Collection<UInt8>, expectedSize: Int = 0) -> [UInt8] {
         var output: [UInt8] = []
         output.reserveCapacity(max(expectedSize, text.count / 4 * 3))
         var group: UInt32 = 0

@@ -22,7 +22,7 @@ final class EmbeddedFile: Sendable {
     var bytes: [UInt8] {
         decoded.withLock { cached in
             if let cached { return cached }
-            let bytes = base64.withUTF8Buffer { Base64.decode($0, expectedSize: size) }
+            let bytes = Base64.decode(base64.description.utf8, expectedSize: size)
             cached = bytes
             return bytes
         }

@@ -36,7 +36,7 @@ enum ImportCommand {
         let handle: FileHandle
         if let name {
             guard let file = FileHandle(forReadingAtPath: name) else {
-                throw CommandFailure(.failure, "cannot read \(name): \(String(cString: strerror(errno)))")
+                throw CommandFailure(.failure, "cannot read \(name): \(unsafe String(cString: strerror(errno)))")
             }
             handle = file
         } else {

@@ -39,7 +39,7 @@ final class OutputFile: Sendable {
         guard FileManager.default.createFile(atPath: partial, contents: nil, attributes: [.posixPermissions: 0o600]),
               let handle = FileHandle(forWritingAtPath: partial)
         else {
-            throw CommandFailure(.failure, "cannot create \(partial): \(String(cString: strerror(errno)))")
+            throw CommandFailure(.failure, "cannot create \(partial): \(unsafe String(cString: strerror(errno)))")
         }
         self.path = path
         partialPath = partial

@@ -8,14 +8,15 @@ struct LineBuffer {
 
     init(capacity: Int) { bytes.reserveCapacity(capacity) }
 
-    mutating func append(_ text: StaticString) {
-        text.withUTF8Buffer { bytes.append(contentsOf: $0) }
+    /// Appends a literal piece of the line (a field's name, punctuation). A literal `String`
+    /// is stored in the binary: appending it copies its bytes and allocates nothing.
+    mutating func append(_ text: String) {
+        append(raw: text)
     }
 
     /// Appends `text` as it is (callers know it needs no escaping).
     mutating func append(raw text: String) {
-        var text = text
-        text.withUTF8 { bytes.append(contentsOf: $0) }
+        bytes.append(contentsOf: text.utf8)
     }
 
     /// Appends `text` as a JSON string literal.
@@ -50,14 +51,13 @@ struct LineBuffer {
             if number == .min { append(raw: "9223372036854775808"); return }
         }
         var magnitude = number.magnitude
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
-            var count = 0
-            repeat {
-                digits[count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-                magnitude /= 10
-                count += 1
-            } while magnitude > 0
-            for index in stride(from: count - 1, through: 0, by: -1) { bytes.append(digits[index]) }
-        }
+        var digits = InlineArray<20, UInt8>(repeating: 0)  // on the stack: UInt64.max has 20 digits
+        var count = 0
+        repeat {
+            digits[count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+            magnitude /= 10
+            count += 1
+        } while magnitude > 0
+        for index in stride(from: count - 1, through: 0, by: -1) { bytes.append(digits[index]) }
     }
 }

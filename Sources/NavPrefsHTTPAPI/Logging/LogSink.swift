@@ -75,7 +75,9 @@ public final class LogSink: Sendable {
             }
             var offset = 0
             while offset < batch.count {
-                let written = batch[offset...].withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
+                // write(2) of the batch's own bytes, from `offset` to its end: the one call into C
+                // that the log's sink wraps.
+                let written = unsafe batch[offset...].withUnsafeBytes { unsafe Glibc.write(descriptor, $0.baseAddress, $0.count) }
                 if written > 0 {
                     offset += written
                 } else if written < 0 && errno == EINTR {

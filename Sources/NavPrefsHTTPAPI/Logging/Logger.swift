@@ -149,8 +149,7 @@ final class TimestampFormatter: Sendable {
 
     /// Appends the current time to a log line.
     func append(to line: inout LineBuffer) {
-        var spec = timespec()
-        clock_gettime(CLOCK_REALTIME, &spec)
+        let spec = Self.wallClock()
         line.append(raw: prefix(forSecond: spec.tv_sec))
         let milliseconds = spec.tv_nsec / 1_000_000
         if milliseconds < 100 { line.append("0") }
@@ -160,23 +159,44 @@ final class TimestampFormatter: Sendable {
     }
 
     func now() -> String {
-        var spec = timespec()
-        clock_gettime(CLOCK_REALTIME, &spec)
+        let spec = Self.wallClock()
         return prefix(forSecond: spec.tv_sec) + Self.pad(spec.tv_nsec / 1_000_000, 3) + "Z"
+    }
+
+    /// The wall clock, to the nanosecond. C fills the struct it is given, laid out by the compiler.
+    private static func wallClock() -> timespec {
+        var spec = timespec()
+        unsafe clock_gettime(CLOCK_REALTIME, &spec)
+        return spec
     }
 
     /// `2026-11-30T05:03:30.`, formatted once per second.
     private func prefix(forSecond second: Int) -> String {
         cached.withLock { cached -> String in
             if cached.second == second { return cached.prefix }
-            var seconds = second
-            var parts = tm()
-            gmtime_r(&seconds, &parts)
-            let prefix = "\(parts.tm_year + 1900)-\(Self.pad(Int(parts.tm_mon) + 1, 2))-\(Self.pad(Int(parts.tm_mday), 2))T"
-                + "\(Self.pad(Int(parts.tm_hour), 2)):\(Self.pad(Int(parts.tm_min), 2)):\(Self.pad(Int(parts.tm_sec), 2))."
+            let parts = Self.utc(second)
+            let prefix = "\(parts.year)-\(Self.pad(parts.month, 2))-\(Self.pad(parts.day, 2))T"
+                + "\(Self.pad(parts.hour, 2)):\(Self.pad(parts.minute, 2)):\(Self.pad(parts.second, 2))."
             cached = (second, prefix)
             return prefix
         }
+    }
+
+    /// The UTC calendar date and time of `seconds` since 1970, in Swift (Howard Hinnant's
+    /// `civil_from_days`): C's `gmtime_r` fills a `tm`, whose time-zone field is a C pointer.
+    static func utc(_ seconds: Int) -> (year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int) {
+        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400  // rounded down
+        let secondOfDay = seconds - days * 86_400
+        let shifted = days + 719_468  // days since 0000-03-01: leap days fall at the end of a year
+        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
+        let dayOfEra = shifted - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthFromMarch = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthFromMarch + 2) / 5 + 1
+        let month = monthFromMarch < 10 ? monthFromMarch + 3 : monthFromMarch - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        return (year, month, day, secondOfDay / 3_600, secondOfDay % 3_600 / 60, secondOfDay % 60)
     }
 
     private static func pad(_ value: Int, _ width: Int) -> String {

@@ -34,7 +34,7 @@ struct ProcessMetrics {
         }
         metrics.openFileDescriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd"))?.count
         var limit = rlimit()
-        if getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur != rlim_t.max, limit.rlim_cur <= rlim_t(Int.max) {
+        if unsafe getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur != rlim_t.max, limit.rlim_cur <= rlim_t(Int.max) {
             metrics.maxFileDescriptors = Int(limit.rlim_cur)
         }
         return metrics

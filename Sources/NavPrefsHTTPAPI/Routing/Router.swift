@@ -56,53 +56,61 @@ struct Router: Sendable {
 
     /// - Parameter path: the path as sent, percent-encoded (``HTTPRequest/rawPath``).
     func match(method: String, path: String) -> Match {
-        var path = path
-        return path.withUTF8 { bytes in
-            guard bytes.first == UInt8(ascii: "/") else { return .notFound }
-            // `/` has no segments (the loop below would see one empty segment): the template `/`.
-            if bytes.count == 1 {
-                guard let root = resources.first(where: { $0.segments.isEmpty }) else { return .notFound }
-                return found(root, method: method, parameters: [])
-            }
-            // The path's segments as byte ranges (at most 16; no template is deeper).
-            return withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: 16) { ranges in
-                var count = 0
-                var start = 1
-                for index in 1...bytes.count {
-                    guard index == bytes.count || bytes[index] == UInt8(ascii: "/") else { continue }
-                    guard count < 16 else { return .notFound }
-                    ranges[count] = start..<index
-                    count += 1
-                    start = index + 1
-                }
-                for resource in resources where resource.segments.count == count {
-                    guard matches(resource.segments, bytes, ranges, count) else { continue }
-                    var parameters: [String] = []
-                    for index in resource.segments.indices where resource.segments[index] == .parameter {
-                        guard let value = PercentDecoding.decode(UnsafeBufferPointer(rebasing: bytes[ranges[index]])) else {
-                            return .malformedParameter(template: resource.template)
-                        }
-                        parameters.append(value)
-                    }
-                    return found(resource, method: method, parameters: parameters)
-                }
-                return .notFound
-            }
+        let bytes = path.utf8Span.span
+        guard bytes.count > 0, bytes[0] == UInt8(ascii: "/") else { return .notFound }
+        // `/` has no segments (the loop below would see one empty segment): the template `/`.
+        if bytes.count == 1 {
+            guard let root = resources.first(where: { $0.segments.isEmpty }) else { return .notFound }
+            return found(root, method: method, parameters: [])
         }
+        // The path's segments as byte ranges, on the stack (at most 16; no template is deeper).
+        var ranges = InlineArray<16, Range<Int>>(repeating: 0..<0)
+        var count = 0
+        var start = 1
+        for index in 1...bytes.count {
+            guard index == bytes.count || bytes[index] == UInt8(ascii: "/") else { continue }
+            guard count < 16 else { return .notFound }
+            ranges[count] = start..<index
+            count += 1
+            start = index + 1
+        }
+        for resource in resources where resource.segments.count == count {
+            guard matches(resource.segments, bytes, ranges) else { continue }
+            var parameters: [String] = []
+            for index in resource.segments.indices where resource.segments[index] == .parameter {
+                guard let value = PercentDecoding.decode(path.utf8[utf8Range(ranges[index], in: path)]) else {
+                    return .malformedParameter(template: resource.template)
+                }
+                parameters.append(value)
+            }
+            return found(resource, method: method, parameters: parameters)
+        }
+        return .notFound
     }
 
-    private func matches(_ segments: [Segment], _ bytes: UnsafeBufferPointer<UInt8>,
-                         _ ranges: UnsafeMutableBufferPointer<Range<Int>>, _ count: Int) -> Bool {
-        for index in 0..<count {
+    /// Whether each of the segments' byte ranges holds what the template's segment asks for
+    /// (`segments.count` ranges: the caller matched the counts).
+    private func matches(_ segments: [Segment], _ bytes: Span<UInt8>, _ ranges: borrowing InlineArray<16, Range<Int>>) -> Bool {
+        for index in segments.indices {
             let range = ranges[index]
             switch segments[index] {
             case .parameter:
                 if range.isEmpty { return false }
             case .literal(let literal):
-                if literal.count != range.count || !literal.elementsEqual(bytes[range]) { return false }
+                guard literal.count == range.count else { return false }
+                for offset in 0..<literal.count where literal[offset] != bytes[range.lowerBound + offset] {
+                    return false
+                }
             }
         }
         return true
+    }
+
+    /// The `String.Index` range of byte offsets `range` (a native string's UTF-8 index is its offset).
+    private func utf8Range(_ range: Range<Int>, in path: String) -> Range<String.Index> {
+        let utf8 = path.utf8
+        let lower = utf8.index(utf8.startIndex, offsetBy: range.lowerBound)
+        return lower..<utf8.index(lower, offsetBy: range.count)
     }
 
     private func found(_ resource: Resource, method: String, parameters: [String]) -> Match {
