@@ -485,9 +485,10 @@ int main(int argc, char **argv) {
   printf("RESULT label=%s n=%d open=%d failed=%d connect_ms=%.0f rss0_kb=%ld rss1_kb=%ld rss2_kb=%ld bytes_per_sub=%.0f "
          "idle_s=%.2f idle_ticks=%ld idle_cpu_ms=%.2f changes=%d first_ms=%.2f p50_ms=%.2f p99_ms=%.2f max_ms=%.2f max_worst_ms=%.2f "
          "lost=%ld lost_in_window=%d extra=%ld dropped=%d bad_publish=%d harness_cpu_ms=%.2f harness_share_pct=%.0f server_cpu_ms=%.2f "
-         "hb_subs=%d hb_spread_ms=%.1f hb_cpu_ms=%.1f",
+         "hb_subs=%d hb_spread_ms=%.1f hb_cpu_ms=%.1f idle_blocks=%u",
          label, n, open_before, failed, connect_ms, rss0, rss1, rss2, per_sub, idle_ms / 1e3, tk1 - tk0, idle_cpu_ms, done,
-         fm, pm, qm, mm, mworst, lost, lost_at_change, extra, dropped, bad_pub, hm, hs, sm, hb_subs, hb_spread, hb_cpu_ms);
+         fm, pm, qm, mm, mworst, lost, lost_at_change, extra, dropped, bad_pub, hm, hs, sm, hb_subs, hb_spread, hb_cpu_ms,
+         blocks1 - blocks0);
   for (int b = 0; port2 && b < 2; b++) {
     long side_lost = 0;
     for (int i = 0; i < n; i++)

@@ -5,6 +5,10 @@
 #   c         fanout/mhd_sse.c: C libmicrohttpd in navprefs' mode streaming navprefs' bytes, nothing
 #             else (the ceiling of navprefs' HTTP layer; also shows what the harness can take)
 #   navprefs  navprefs --log-level warning, every other setting at its default
+#   navprefs-quiet  the same with --sse-heartbeat 3600: idle as the C program is idle, with no
+#             heartbeat due. navprefs staggers each stream's first heartbeat over the 15 s, so
+#             10,000 streams get about 667 heartbeats a second from the start; what they cost
+#             is navprefs' idle CPU less navprefs-quiet's, per block that arrived (idle_blocks)
 #   nchan     Debian's nginx + libnginx-mod-nchan, one worker (fanout/nginx-nchan.conf)
 # Every run: the harness (fanout/fanout.c, one thread, epoll, pinned to CPU $LOAD_CPU) reads the
 # server's RSS, opens N subscriptions spread over $ADDRS source addresses 127.1.0.x, waits until
@@ -39,7 +43,7 @@ IDLE=${IDLE:-5}                    # seconds of idle CPU measurement per run
 SETTLE_MS=${SETTLE_MS:-1000}       # wait after the last subscriber is established, before RSS
 ADDRS=${ADDRS:-64}                 # source addresses (navprefs allows 256 streams per address)
 TIMEOUT=${TIMEOUT:-20}             # harness timeout per phase, seconds
-TARGETS=${TARGETS:-"c navprefs nchan"}
+TARGETS=${TARGETS:-"c navprefs navprefs-quiet nchan"}
 MAIN_POOL=${MAIN_POOL:-6144}       # connection memory of the main runs: navprefs' default (C: the same)
 POOLS=${POOLS-"32768 8192 4096"}   # memory sweep (MAIN_POOL is in the main runs)
 POOL_N=${POOL_N:-10000}
@@ -101,7 +105,7 @@ NCHAN_BODY='{"profile":"bench","name":"doRefreshNotification","keys":["sliderVal
 
 RUNS=$OUT/runs.tsv
 CHANGES_TSV=$OUT/changes.tsv
-printf 'target\tpool\tn\trep\topen\tfailed\tconnect_ms\trss0_kb\trss1_kb\trss2_kb\tbytes_per_sub\tidle_s\tidle_ticks\tidle_cpu_ms\tfirst_ms\tp50_ms\tp99_ms\tmax_ms\tmax_worst_ms\tlost\textra\tdropped\tbad_publish\tharness_cpu_ms\tharness_share_pct\tserver_cpu_ms\thb_subs\thb_spread_ms\thb_cpu_ms\n' >"$RUNS"
+printf 'target\tpool\tn\trep\topen\tfailed\tconnect_ms\trss0_kb\trss1_kb\trss2_kb\tbytes_per_sub\tidle_s\tidle_ticks\tidle_cpu_ms\tfirst_ms\tp50_ms\tp99_ms\tmax_ms\tmax_worst_ms\tlost\textra\tdropped\tbad_publish\tharness_cpu_ms\tharness_share_pct\tserver_cpu_ms\thb_subs\thb_spread_ms\thb_cpu_ms\tidle_blocks\n' >"$RUNS"
 printf 'target\tpool\tn\trep\tm\tgot\tof\tpublisher\tfirst_ms\tp50_ms\tp99_ms\tmax_ms\twindow_ms\tharness_cpu_ms\tserver_cpu_ms\tserver_wait_ms\tharness_wait_ms\n' >"$CHANGES_TSV"
 
 port=$BASE_PORT
@@ -113,14 +117,16 @@ run_one() {
     c)
       start_server "$name" "$port" "$SERVER_CPU" "$OUT/mhd_sse" "$port" "$pool"
       pids=${PIDS[$name]}; publish="PUT $FONT_PATH"; body=$FONT_BODY; ready=id ;;
-    navprefs|navprefs-b)
-      local bin=$NAVPREFS; [ "$target" = navprefs-b ] && bin=$NAVPREFS_B
+    navprefs|navprefs-b|navprefs-quiet)
+      local bin=$NAVPREFS quiet=()
+      [ "$target" = navprefs-b ] && bin=$NAVPREFS_B
+      [ "$target" = navprefs-quiet ] && quiet=(--sse-heartbeat 3600)
       mkdir -p "$OUT/db/$name"
       start_server "$name" "$port" "$SERVER_CPU" "$bin" --host 127.0.0.1 --port "$port" \
         --database "sqlite:$OUT/db/$name/bench.sqlite" --log-level warning --connection-memory-bytes "$pool" \
-        --sse-max-subscribers "$(( max_n > 10000 ? max_n : 10000 ))"
+        --sse-max-subscribers "$(( max_n > 10000 ? max_n : 10000 ))" "${quiet[@]}"
       pids=${PIDS[$name]}; publish="PUT $FONT_PATH"; body=$FONT_BODY; ready=id
-      [ "$rep" = 1 ] && [ "$changes" = "$CHANGES" ] && hb=$HEARTBEAT_WAIT ;;
+      [ "$rep" = 1 ] && [ "$changes" = "$CHANGES" ] && [ "$target" != navprefs-quiet ] && hb=$HEARTBEAT_WAIT ;;
     nchan)
       mkdir -p "$OUT/$name/tmp"
       sed -e "s/@PORT@/$port/" -e "s/@NOFILE@/$NOFILE/" "$FANOUT/nginx-nchan.conf" >"$OUT/$name/nginx.conf"
@@ -144,12 +150,12 @@ run_one() {
   [ -n "$r" ] || { log "harness failed against $name (see $OUT/harness.log)"; return 0; }
   local label open failed connect_ms rss0_kb rss1_kb rss2_kb bytes_per_sub idle_s idle_ticks idle_cpu_ms changes_done \
         first_ms p50_ms p99_ms max_ms max_worst_ms lost lost_in_window extra dropped bad_publish harness_cpu_ms \
-        harness_share_pct server_cpu_ms hb_subs hb_spread_ms hb_cpu_ms
+        harness_share_pct server_cpu_ms hb_subs hb_spread_ms hb_cpu_ms idle_blocks
   eval "$(printf '%s' "$r" | sed 's/ changes=/ changes_done=/; s/ n=[0-9]*//')"
-  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' \
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' \
     "$target" "$pool" "$n" "$rep" "$open" "$failed" "$connect_ms" "$rss0_kb" "$rss1_kb" "$rss2_kb" "$bytes_per_sub" \
     "$idle_s" "$idle_ticks" "$idle_cpu_ms" "$first_ms" "$p50_ms" "$p99_ms" "$max_ms" "$max_worst_ms" "$lost" "$extra" \
-    "$dropped" "$bad_publish" "$harness_cpu_ms" "$harness_share_pct" "$server_cpu_ms" "$hb_subs" "$hb_spread_ms" "$hb_cpu_ms" >>"$RUNS"
+    "$dropped" "$bad_publish" "$harness_cpu_ms" "$harness_share_pct" "$server_cpu_ms" "$hb_subs" "$hb_spread_ms" "$hb_cpu_ms" "$idle_blocks" >>"$RUNS"
   printf '%s\n' "$out" | sed -n 's/^CHANGE //p' | while read -r change_line; do
     local m got of publisher first_ms p50_ms p99_ms max_ms window_ms harness_cpu_ms server_cpu_ms server_wait_ms harness_wait_ms
     eval "$(printf '%s' "$change_line" | sed 's/^label=[^ ]* n=[0-9]* //')"

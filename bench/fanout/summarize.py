@@ -40,7 +40,7 @@ runs, changes = rows(sys.argv[1]), rows(sys.argv[2])
 main_pool = os.environ.get("MAIN_POOL", "6144")
 main = [r for r in runs if r["pool"] == main_pool]
 ns = sorted({int(r["n"]) for r in main})
-targets = [t for t in ("c", "navprefs", "navprefs-b", "nchan") if any(r["target"] == t for r in main)]
+targets = [t for t in ("c", "navprefs", "navprefs-quiet", "navprefs-b", "nchan") if any(r["target"] == t for r in main)]
 ch = defaultdict(list)  # (target, pool, n) -> change rows
 for c in changes:
     ch[(c["target"], c["pool"], int(c["n"]))].append(c)
@@ -49,7 +49,7 @@ for r in runs:
     by[(r["target"], r["pool"], int(r["n"]))].append(r)
 
 names = {"c": "C libmicrohttpd (ceiling)", "navprefs": "**navprefs**", "navprefs-b": "navprefs-b",
-         "nchan": "nginx + nchan"}
+         "navprefs-quiet": "navprefs, no heartbeat due", "nchan": "nginx + nchan"}
 
 
 def latency(key, field):
@@ -163,6 +163,24 @@ if hb:
         cpu = num(r["hb_cpu_ms"])
         print(f"| {int(r['n']):,} | {int(r['hb_subs']):,} | {fmt(num(r['hb_spread_ms']))} | {fmt(cpu)} | "
               f"{fmt(cpu / 15 if cpu is not None else None, 2)} ms/s |")
+    print()
+
+if "navprefs" in targets and "navprefs-quiet" in targets:
+    print("Idle, apart from heartbeats (navprefs staggers each stream's first heartbeat over the interval, so "
+          "its default run gets heartbeats in the idle window; navprefs-quiet runs with --sse-heartbeat 3600, "
+          "and the C program sends none):")
+    print()
+    print("| N | idle ms/s, no heartbeat due | idle ms/s, default | heartbeats in the window | µs per heartbeat |")
+    print("|---:|---:|---:|---:|---:|")
+    for n in ns:
+        rs, qs = by[("navprefs", main_pool, n)], by[("navprefs-quiet", main_pool, n)]
+        if not rs or not qs:
+            continue
+        quiet = med([num(r["idle_cpu_ms"]) / num(r["idle_s"]) for r in qs if num(r["idle_s"])])
+        idle = med([num(r["idle_cpu_ms"]) / num(r["idle_s"]) for r in rs if num(r["idle_s"])])
+        beats = med([num(r.get("idle_blocks")) / num(r["idle_s"]) for r in rs if num(r["idle_s"]) and r.get("idle_blocks")])
+        each = 1000 * (idle - quiet) / beats if idle is not None and quiet is not None and beats else None
+        print(f"| {n:,} | {fmt(quiet, 2)} | {fmt(idle, 2)} | {fmt(beats, 0)} per s | {fmt(each, 1)} |")
     print()
 
 if "navprefs" in targets and "nchan" in targets and ns:
