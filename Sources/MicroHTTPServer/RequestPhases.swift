@@ -63,8 +63,8 @@ struct RequestPhases: Sendable {
     /// Admission's answer to a request without a body, given on the last call (see
     /// ``MHDWorkarounds/answerOnLastCall``).
     private var deferredAnswer: HTTPResponse?
-    /// What admission let through to the handler (``HTTPAdmission/proceed(maxBodyBytes:ticket:)``).
-    private var ticket: (any Sendable)?
+    /// What admission let through to the handler (``HTTPAdmission/proceed(maxBodyBytes:admissionContext:)``).
+    private var admissionContext: (any Sendable)?
     private let limits: Limits
 
     /// The server-wide limits the machine applies.
@@ -148,8 +148,8 @@ struct RequestPhases: Sendable {
         case .later(let decide):
             phase = .admitting
             return .awaitAdmission(decide)
-        case .proceed(let limit, let ticket):
-            self.ticket = ticket
+        case .proceed(let limit, let admissionContext):
+            self.admissionContext = admissionContext
             // A route may ask for less than the server reads at most, never for more.
             maxBodyBytes = min(limit ?? limits.maxBodyBytes, limits.maxBodyBytes)
             phase = .receiving
@@ -212,9 +212,9 @@ struct RequestPhases: Sendable {
         if let rejection { return refuse(rejection) }
         guard let head else { return .abandon }
         phase = .handling
-        let request = HTTPRequest(head: head, body: body, ticket: ticket)
+        let request = HTTPRequest(head: head, body: body, admissionContext: admissionContext)
         body = []
-        ticket = nil
+        admissionContext = nil
         return .handle(request)
     }
 
@@ -229,7 +229,7 @@ struct RequestPhases: Sendable {
     mutating func answered() {
         phase = .answered
         body = []
-        ticket = nil
+        admissionContext = nil
     }
 
     /// A deadline cut the body short: its refusal (the one found already, or 408).
