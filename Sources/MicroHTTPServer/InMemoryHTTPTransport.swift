@@ -116,9 +116,9 @@ public final class InMemoryHTTPTransport: Sendable {
     }
 
     public let configuration: ServerConfiguration
-    private let handler: any HTTPHandler
+    fileprivate let handler: any HTTPHandler
     private let limits: RequestPhases.Limits
-    private let bodyBudget: BodyBudget
+    fileprivate let bodyBudget: BodyBudget
     /// What streams hold unsent, as ``HTTPServer/streamBudget``.
     public let streamBudget: StreamBudget
     /// Held while the handler runs: one request at a time meets it, as on the event loop.
@@ -126,7 +126,7 @@ public final class InMemoryHTTPTransport: Sendable {
     private let streams = Mutex<[Int: ResponseStream]>([:])
     private let nextStreamID = Atomic<Int>(0)
     /// Set by ``close()``: requests reaching their handler or admission get 503 from then on.
-    private let closing = Atomic<Bool>(false)
+    fileprivate let closing = Atomic<Bool>(false)
 
     public init(handler: some HTTPHandler, configuration: ServerConfiguration = ServerConfiguration(port: 0)) {
         self.handler = handler
@@ -175,58 +175,48 @@ public final class InMemoryHTTPTransport: Sendable {
             headerSectionIsWellFormed: { HeaderSectionShape.isWellFormed(headers) },
             headers: headers, httpVersion: { request.httpVersion }, configuration: configuration)
 
-        var phases = RequestPhases(limits: limits)
-        var held = 0
-        defer { bodyBudget.release(holding: &held) }
-        let reserve = { [bodyBudget] (bytes: Int) in bodyBudget.reserve(bytes, holding: &held) }
-        var step = phases.headersArrived(head, refusal: refusal)
-        if case .proceed = step {
-            let admission = loop.withLock { _ in handler.admit(head) }
-            step = phases.admitted(admission, reserve: reserve)
-        }
+        let exchange = Exchange(head: head, limits: limits)
+        defer { bodyBudget.release(holding: &exchange.heldBodyBytes) }
+        let steps = RequestStepExecutor(Steps(transport: self))
+        var next = inTurn { steps.headersArrived(head, refusal: refusal, for: exchange) }
         var bodyDelivered = false
         while true {
-            if closing.load(ordering: .acquiring) {
-                switch step {
-                case .handle, .awaitAdmission: return answer(handler.response(for: .shuttingDown, head: head), head)
-                case .proceed, .refuse, .answer, .abandon: break
-                }
-            }
-            switch step {
-            case .proceed:
+            switch next {
+            case .answered(let response):
+                return response
+            case .closedWithoutAnswer:
+                throw .closedWithoutAnswer
+            case .readBody:
                 // In `receiving`: the body, whole, then its end.
                 if !bodyDelivered, !request.body.isEmpty {
                     bodyDelivered = true
-                    step = phases.bodyArrived(request.body, reserve: reserve)
+                    next = inTurn { steps.bodyArrived(request.body, for: exchange) }
                 } else {
                     bodyDelivered = true
-                    bodyBudget.release(holding: &held)
-                    step = phases.bodyComplete()
+                    bodyBudget.release(holding: &exchange.heldBodyBytes)
+                    next = inTurn { steps.bodyComplete(for: exchange) }
                 }
-            case .refuse(let rejection):
-                return answer(loop.withLock { _ in handler.response(for: rejection, head: phases.head ?? head) }, head)
-            case .answer(let response):
-                phases.answered()
-                return answer(response, head)
-            case .abandon:
-                throw .closedWithoutAnswer
-            case .awaitAdmission(let decide):
-                let shot = OneShot<HTTPAdmission>()
-                loop.withLock { _ in decide(HTTPAdmissionResponder(shot: shot)) }
-                let decision = try await Self.value(of: shot, timeout: timeout)
-                step = phases.admitted(decision, reserve: reserve)
-            case .handle(let request):
-                let shot = OneShot<HTTPResponse>()
-                // One request is one turn here, as one run of libmicrohttpd is on the socket.
-                loop.withLock { _ in
-                    handler.turnBegan()
-                    handler.handle(request, responder: HTTPResponder(shot: shot, receivedAt: receivedAt, tally: nil))
-                    handler.turnEnded()
+            case .waiting:
+                _ = await exchange.wake.wait(timeout: timeout)
+                let came = inTurn { steps.admissionCame(for: exchange) ?? steps.answerCame(for: exchange) }
+                guard let came else {
+                    exchange.awaitedAdmission?.drop()
+                    exchange.awaitedResponse?.drop()
+                    throw .timedOut
                 }
-                let response = try await Self.value(of: shot, timeout: timeout, whileWaiting: { phases.handlerWillAnswerLater() })
-                phases.answered()
-                return answer(response, head)
+                next = came
             }
+        }
+    }
+
+    /// Runs `body` as one turn of the event loop: one request at a time meets the handler, and
+    /// the handler may hold what the turn started until it ends, as around a run of
+    /// libmicrohttpd on the socket server.
+    private func inTurn<Value>(_ body: () -> Value) -> Value {
+        loop.withLock { _ in
+            handler.turnBegan()
+            defer { handler.turnEnded() }
+            return body()
         }
     }
 
@@ -244,7 +234,7 @@ public final class InMemoryHTTPTransport: Sendable {
     // MARK: - The answer
 
     /// The answer as libmicrohttpd frames it (see ``MHDResponse``).
-    private func answer(_ response: HTTPResponse, _ head: HTTPRequestHead) -> Response {
+    fileprivate func answer(_ response: HTTPResponse, _ head: HTTPRequestHead) -> Response {
         let isHead = head.method == "HEAD"
         var answer = Response(status: response.status, headers: response.headers, body: [], contentLength: nil, stream: nil)
         switch response.body {
@@ -266,24 +256,9 @@ public final class InMemoryHTTPTransport: Sendable {
             answer.stream = Stream(stream: stream, link: link, released: { [weak self] in
                 _ = self?.streams.withLock { $0.removeValue(forKey: id) }
             })
-            if !isHead { loop.withLock { _ in start(stream) } }
+            if !isHead { start(stream) }
         }
         return answer
-    }
-
-    // MARK: - Waiting
-
-    /// The value handed through `shot`, now or once its producer hands it (from any thread).
-    private static func value<Value: Sendable>(
-        of shot: OneShot<Value>, timeout: Duration, whileWaiting: () -> Void = {}
-    ) async throws(Failure) -> Value {
-        let wake = Wake()
-        if let value = shot.settle(suspend: {}, wake: { wake.signal() }) { return value }
-        whileWaiting()
-        _ = await wake.wait(timeout: timeout)
-        if let value = shot.take() { return value }
-        shot.drop()
-        throw .timedOut
     }
 
     // MARK: - The request, as libmicrohttpd reads it
@@ -456,6 +431,75 @@ extension InMemoryHTTPTransport {
                 return waiter
             }
             waiter?.resume(returning: false)
+        }
+    }
+}
+
+// MARK: - The steps, in memory
+
+extension InMemoryHTTPTransport {
+    /// One request in memory: what the socket server keeps in its request context.
+    fileprivate final class Exchange: RequestExchange {
+        var phases: RequestPhases
+        var awaitedAdmission: OneShot<HTTPAdmission>?
+        var awaitedResponse: OneShot<HTTPResponse>?
+        /// The head as built from the request, before the machine has it.
+        let head: HTTPRequestHead
+        /// Bytes of the body budget this request holds.
+        var heldBodyBytes = 0
+        /// Signalled when an awaited admission or answer came.
+        let wake = Wake()
+
+        init(head: HTTPRequestHead, limits: RequestPhases.Limits) {
+            self.head = head
+            phases = RequestPhases(limits: limits)
+        }
+
+        var headForRefusal: HTTPRequestHead { phases.head ?? head }
+    }
+
+    /// What the executor's steps do in memory: where the socket server reads, suspends or
+    /// queues, the transport hands back what to do next.
+    fileprivate enum Next {
+        case readBody
+        case answered(Response)
+        case closedWithoutAnswer
+        case waiting
+    }
+
+    fileprivate struct Steps: StepTransport {
+        let transport: InMemoryHTTPTransport
+
+        var handler: any HTTPHandler { transport.handler }
+        var isClosing: Bool { transport.closing.load(ordering: .acquiring) }
+
+        func reserveBody(_ bytes: Int, for exchange: Exchange) -> Bool {
+            transport.bodyBudget.reserve(bytes, holding: &exchange.heldBodyBytes)
+        }
+
+        func readOn(_ exchange: Exchange) -> Next { .readBody }
+
+        func queue(_ response: HTTPResponse, for exchange: Exchange) -> Next {
+            exchange.phases.answered()
+            return .answered(transport.answer(response, exchange.head))
+        }
+
+        func cut(_ exchange: Exchange) -> Next { .closedWithoutAnswer }
+
+        /// Nothing to suspend: the caller awaits the exchange's wake-up instead.
+        func suspend(_ exchange: Exchange) {}
+
+        func wakeUp(_ exchange: Exchange) -> @Sendable () -> Void {
+            let wake = exchange.wake
+            return { wake.signal() }
+        }
+
+        func waiting(_ exchange: Exchange) -> Next { .waiting }
+
+        func stoppedWaiting(_ exchange: Exchange) {}
+
+        func responder(for shot: OneShot<HTTPResponse>, exchange: Exchange) -> HTTPResponder {
+            HTTPResponder(shot: shot, receivedAt: exchange.head.receivedAt, tally: nil)
         }
     }
 }

@@ -15,8 +15,8 @@
 /// `admitting` and `waiting` are the two phases in which the connection is suspended: an
 /// admission decided later (``HTTPAdmission/later(_:)``), and a handler that answers later
 /// through its ``HTTPResponder``.
-struct RequestPhases: Sendable {
-    enum Phase: Sendable, Equatable {
+package struct RequestPhases: Sendable {
+    package enum Phase: Sendable, Equatable {
         /// The request line is in; the header fields are arriving.
         case awaitingHeaders
         /// Admission decides later; nothing of the body is read meanwhile.
@@ -32,7 +32,7 @@ struct RequestPhases: Sendable {
     }
 
     /// What the transport does after an event.
-    enum Step: Sendable {
+    package enum Step: Sendable {
         /// Keep reading (the next header line, body piece, or the end of the body).
         case proceed
         /// Answer now, before the body is read (or with none to read): the connection closes
@@ -49,9 +49,9 @@ struct RequestPhases: Sendable {
         case abandon
     }
 
-    private(set) var phase = Phase.awaitingHeaders
+    package private(set) var phase = Phase.awaitingHeaders
     /// The request line and header fields, once in.
-    private(set) var head: HTTPRequestHead?
+    package private(set) var head: HTTPRequestHead?
     private(set) var framing = FramingCheck.Framing.none
     /// This request's body limit, once admitted.
     private(set) var maxBodyBytes = 0
@@ -68,7 +68,7 @@ struct RequestPhases: Sendable {
     private let limits: Limits
 
     /// The server-wide limits the machine applies.
-    struct Limits: Sendable {
+    package struct Limits: Sendable {
         var maxBodyBytes: Int
         var maxDiscardBytes: Int
         /// Whether admission's answer to a request without a body waits for the last call
@@ -81,13 +81,13 @@ struct RequestPhases: Sendable {
             self.answersOnLastCall = answersOnLastCall
         }
 
-        init(_ configuration: ServerConfiguration) {
+        package init(_ configuration: ServerConfiguration) {
             self.init(maxBodyBytes: configuration.maxBodyBytes, maxDiscardBytes: configuration.maxDiscardBytes,
                       answersOnLastCall: configuration.workarounds.contains(.answerOnLastCall))
         }
     }
 
-    init(limits: Limits) { self.limits = limits }
+    package init(limits: Limits) { self.limits = limits }
 
     /// Whether the request announced a body (and the connection must close if it is not read).
     var announcesBody: Bool { framing != .none }
@@ -100,7 +100,7 @@ struct RequestPhases: Sendable {
     /// The header fields are in. `refusal` is what the transport's own checks found (target,
     /// size, shape of the header section); then the framing is checked (RFC 9112 §6). Answers
     /// ``Step/refuse(_:)``, or ``Step/proceed`` when the request may meet admission.
-    mutating func headersArrived(_ head: HTTPRequestHead, refusal: HTTPRejection?) -> Step {
+    package mutating func headersArrived(_ head: HTTPRequestHead, refusal: HTTPRejection?) -> Step {
         precondition(phase == .awaitingHeaders, "headers arrive once")
         self.head = head
         if let refusal { return refuse(refusal) }
@@ -116,7 +116,7 @@ struct RequestPhases: Sendable {
     /// ``MHDWorkarounds/checkHeaderSectionShape``), `Host` (``HostField``). Each transport
     /// measures the head its own way: the socket server on libmicrohttpd's parse, the in-memory
     /// transport on the fields it was given.
-    static func transportRefusal(
+    package static func transportRefusal(
         target: HTTPRejection?, headerBytes: () -> Int, headerSectionIsWellFormed: () -> Bool,
         headers: HTTPHeaders, httpVersion: () -> String, configuration: ServerConfiguration
     ) -> HTTPRejection? {
@@ -134,7 +134,7 @@ struct RequestPhases: Sendable {
 
     /// Carries out admission's decision. `reserve` takes bytes of the server-wide body budget
     /// for a declared length (``BodyBudget``) and answers whether it could.
-    mutating func admitted(_ admission: HTTPAdmission, reserve: (Int) -> Bool) -> Step {
+    package mutating func admitted(_ admission: HTTPAdmission, reserve: (Int) -> Bool) -> Step {
         precondition(phase == .awaitingHeaders || phase == .admitting, "admission decides once the headers are in")
         switch admission {
         case .answer(let response) where framing == .none && limits.answersOnLastCall:
@@ -177,7 +177,7 @@ struct RequestPhases: Sendable {
     /// A piece of the body arrived. `reserve` is asked for the bytes of a chunked body (a
     /// declared length was reserved at admission). Answers ``Step/proceed`` or ``Step/abandon``;
     /// a body over its limit is from then on read and thrown away, and refused at its end.
-    mutating func bodyArrived(_ piece: some Collection<UInt8>, reserve: (Int) -> Bool) -> Step {
+    package mutating func bodyArrived(_ piece: some Collection<UInt8>, reserve: (Int) -> Bool) -> Step {
         guard phase == .receiving else { return .proceed }
         if rejection != nil {
             discardedBytes += piece.count
@@ -202,7 +202,7 @@ struct RequestPhases: Sendable {
 
     /// The body is complete (or there was none): the deferred answer, the refusal, or the
     /// request for the handler.
-    mutating func bodyComplete() -> Step {
+    package mutating func bodyComplete() -> Step {
         guard phase == .receiving else { return .abandon }
         if let answer = deferredAnswer {
             deferredAnswer = nil
@@ -221,12 +221,12 @@ struct RequestPhases: Sendable {
     // MARK: Answers
 
     /// The handler answers later: the connection waits (suspended).
-    mutating func handlerWillAnswerLater() {
+    package mutating func handlerWillAnswerLater() {
         if phase == .handling { phase = .waiting }
     }
 
     /// The answer is queued, or about to be (every path ends here).
-    mutating func answered() {
+    package mutating func answered() {
         phase = .answered
         body = []
         admissionContext = nil

@@ -65,8 +65,8 @@ extension ServerCore {
         for context in answered {
             if workarounds.contains(.answerHalfClosed), context.phases.phase == .waiting,
                let peer = PeerInfo.of(context.connection.pointer), peer.socket >= 0,
-               cmhd_peer_finished_sending(peer.socket) != 0, let response = context.response?.take() {
-                context.response = nil
+               cmhd_peer_finished_sending(peer.socket) != 0, let response = context.awaitedResponse?.take() {
+                context.awaitedResponse = nil
                 answerOnSocket(response, context: context, socket: peer.socket)
                 continue
             }
@@ -74,10 +74,10 @@ extension ServerCore {
             // response there; it then sends it once resumed, without calling the handler again):
             // no second call of the access handler per deferred answer. A stream starts in that
             // call as before.
-            if context.phases.phase == .waiting, let response = context.response?.take(if: { !$0.body.isStream }) {
-                context.response = nil
+            if context.phases.phase == .waiting, let response = context.awaitedResponse?.take(if: { !$0.body.isStream }) {
+                context.awaitedResponse = nil
                 queued.append(ObjectIdentifier(context))
-                if answer(context, with: response) == .NO { context.cutOff = true }
+                if queue(response, for: context) == .NO { context.cutOff = true }
             }
             context.connection.resumeOnLoop()
         }

@@ -46,7 +46,7 @@ struct MHDWorkarounds: OptionSet, Sendable, Equatable {
 
     /// MHD builds the head of its answer in the pool that holds the request; a request that
     /// filled it gets no answer at all (the connection is closed). A head that leaves too little
-    /// room is refused with 431 before the handler, written to the socket (``PoolRoom``).
+    /// room is refused with 431 before the handler, written to the socket (``RoomForAnswer``).
     static let keepRoomForAnswer = MHDWorkarounds(rawValue: 1 << 9)
 
     /// MHD resumes a connection that waited for its answer by reading it first, and a client
