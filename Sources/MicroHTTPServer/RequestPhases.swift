@@ -60,9 +60,8 @@ package struct RequestPhases: Sendable {
     /// Bytes of a refused body read and thrown away so far.
     private(set) var discardedBytes = 0
     private var body: [UInt8] = []
-    /// Admission's answer to a request without a body, given on the last call (see
-    /// ``MHDWorkarounds/answerOnLastCall``).
-    private var deferredAnswer: HTTPResponse?
+    /// Admission's answer to a request without a body, held for the last call.
+    private var lastCall: AnswerOnLastCall
     /// What admission let through to the handler (``HTTPAdmission/proceed(maxBodyBytes:admissionContext:)``).
     private var admissionContext: (any Sendable)?
     private let limits: Limits
@@ -87,7 +86,10 @@ package struct RequestPhases: Sendable {
         }
     }
 
-    package init(limits: Limits) { self.limits = limits }
+    package init(limits: Limits) {
+        self.limits = limits
+        lastCall = AnswerOnLastCall(enabled: limits.answersOnLastCall)
+    }
 
     /// Whether the request announced a body (and the connection must close if it is not read).
     var announcesBody: Bool { framing != .none }
@@ -137,12 +139,11 @@ package struct RequestPhases: Sendable {
     package mutating func admitted(_ admission: HTTPAdmission, reserve: (Int) -> Bool) -> Step {
         precondition(phase == .awaitingHeaders || phase == .admitting, "admission decides once the headers are in")
         switch admission {
-        case .answer(let response) where framing == .none && limits.answersOnLastCall:
-            // Nothing to refuse the reading of: answered on the last call, the connection kept.
-            deferredAnswer = response
-            phase = .receiving
-            return .proceed
         case .answer(let response):
+            if lastCall.hold(response, framing: framing) {
+                phase = .receiving
+                return .proceed
+            }
             phase = .answered
             return .answer(response)
         case .later(let decide):
@@ -204,8 +205,7 @@ package struct RequestPhases: Sendable {
     /// request for the handler.
     package mutating func bodyComplete() -> Step {
         guard phase == .receiving else { return .abandon }
-        if let answer = deferredAnswer {
-            deferredAnswer = nil
+        if let answer = lastCall.takeHeld() {
             phase = .answered
             return .answer(answer)
         }
