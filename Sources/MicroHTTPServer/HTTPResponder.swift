@@ -16,7 +16,7 @@ public struct HTTPResponder: Sendable {
     /// Where a large body is moved and counted, on this thread (``AnswerBudget``).
     let answers: AnswerBudget?
 
-    init(shot: OneShot<HTTPResponse>, receivedAt: ContinuousClock.Instant, tally: AnswerTally?, answers: AnswerBudget? = nil) {
+    package init(shot: OneShot<HTTPResponse>, receivedAt: ContinuousClock.Instant, tally: AnswerTally?, answers: AnswerBudget? = nil) {
         self.shot = shot
         self.receivedAt = receivedAt
         self.tally = tally
@@ -39,7 +39,7 @@ public struct HTTPResponder: Sendable {
 /// Which thread made the answers: the event loop's (while the handler ran), or another. What
 /// ``HTTPServer/answersMadeOffTheLoop`` reports, so tests and operators can see which requests
 /// crossed a thread.
-final class AnswerTally: Sendable {
+package final class AnswerTally: Sendable {
     /// `pthread_self()` of the event loop, once it runs.
     let loopThread = Atomic<UInt>(0)
     let offLoop = Atomic<Int>(0)

@@ -1,10 +1,11 @@
 /// Where one request is between its request line and its answer, and what the server does next:
 /// the request-phase machine, as a value with no socket, pointer or thread in it.
 ///
-/// The socket server (`MHD/ServerCore.swift`) feeds it what libmicrohttpd reports and carries out
-/// the ``Step`` it answers; the in-memory transport (``InMemoryHTTPTransport``) feeds it a request
-/// built in a test. Both therefore refuse, admit, read and answer alike, and the rules live here,
-/// tested without sockets (`RequestPhasesTests`).
+/// The socket server (`MHD/ServerCore+RequestCallbacks.swift`) feeds it what libmicrohttpd
+/// reports; the in-memory transport (`InMemoryHTTPTransport`, in `MicroHTTPServerTesting`) feeds
+/// it a request built in a test. Both carry out the ``Step`` it answers through one executor
+/// (``RequestStepExecutor``), so they refuse, admit, read and answer alike, and the rules live
+/// here, tested without sockets (`RequestPhasesTests`).
 ///
 /// The phases, in order (a request may leave the path at any arrow with an answer):
 ///

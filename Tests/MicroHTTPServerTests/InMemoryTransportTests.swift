@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTestClient
 import MicroHTTPServer
+import MicroHTTPServerTesting
 import Synchronization
 import Testing
 

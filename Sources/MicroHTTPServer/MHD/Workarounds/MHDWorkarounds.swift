@@ -6,8 +6,10 @@
 /// The server's event loop itself (`EventLoop.swift`) works around one more, which cannot be
 /// switched off: MHD's internal epoll thread can stall when 128·k sockets turn ready at once
 /// (`bench/modes.sh` shows it on MHD's own thread).
-struct MHDWorkarounds: OptionSet, Sendable, Equatable {
-    let rawValue: Int
+package struct MHDWorkarounds: OptionSet, Sendable, Equatable {
+    package let rawValue: Int
+
+    package init(rawValue: Int) { self.rawValue = rawValue }
 
     /// MHD closes the connection after any response queued on the access handler's first call
     /// (`MHD_queue_response`: "response was queued early, refuse to read body"), even for a
@@ -21,7 +23,7 @@ struct MHDWorkarounds: OptionSet, Sendable, Equatable {
     /// HEAD of a chunked response is sent with the terminating `0\r\n\r\n` after its head,
     /// which a keep-alive client reads as the start of the next response
     /// (``MHDResponse/queueHeadOfStream(status:headers:on:)``).
-    static let headOfStreamUnframed = MHDWorkarounds(rawValue: 1 << 2)
+    package static let headOfStreamUnframed = MHDWorkarounds(rawValue: 1 << 2)
     /// A streamed response whose client stopped reading is never asked for data again, so an
     /// abort is never noticed; the loop shuts such sockets down (``ServerCore/cutAbortedStreams()``).
     static let cutStalledStreams = MHDWorkarounds(rawValue: 1 << 3)

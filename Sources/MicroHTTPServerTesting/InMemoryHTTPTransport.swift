@@ -1,9 +1,12 @@
+public import MicroHTTPServer
 import Synchronization
 
 /// Drives an ``HTTPHandler`` without a socket, for tests (as Hummingbird's test mode does):
 /// a request given as method, target, header fields and body bytes goes through the same
-/// request-phase machine as on the socket server (``RequestPhases``), and its answer comes back
-/// as status, header fields and body, or as a stream to read.
+/// request-phase machine as on the socket server (`RequestPhases`), its steps carried out by the
+/// same executor (`RequestStepExecutor`), and its answer comes back as status, header fields and
+/// body, or as a stream to read. A library of its own (`MicroHTTPServerTesting`), so that the
+/// server binary does not carry it.
 ///
 /// ```swift
 /// let transport = InMemoryHTTPTransport(handler: api, configuration: ServerConfiguration())
@@ -11,19 +14,18 @@ import Synchronization
 /// ```
 ///
 /// What it shares with the socket server, in order:
-/// - the target's checks (``TargetInspection``: length, number of arguments, `%00`, whitespace),
-///   the size and shape of the head and `Host` (``RequestPhases/transportRefusal``), then the
-///   framing (``FramingCheck``): each refusal answered through
+/// - the target's checks (`TargetInspection`: length, number of arguments, `%00`, whitespace),
+///   the size and shape of the head and `Host` (`RequestPhases.transportRefusal`), then the
+///   framing (`FramingCheck`): each refusal answered through
 ///   ``HTTPHandler/response(for:head:)``;
 /// - the path and query arguments decoded as libmicrohttpd decodes them (``PercentDecoding``,
 ///   the raw path kept as sent);
 /// - admission, once, including ``HTTPAdmission/later(_:)`` (awaited through the same one-shot
-///   the socket server suspends a connection on), the route's body limit (413 for a declared or
+///   the socket server suspends a connection on, a 503 once the transport is closed), the route's body limit (413 for a declared or
 ///   delivered body over it, before or after the body as on the socket), the server-wide body
 ///   budget (``ServerConfiguration/maxBufferedBodyBytes``);
 /// - ``HTTPHandler/handle(_:responder:)``, the answer awaited through the one-shot responder,
-///   fulfilled on any thread, now or later, in a turn of its own (``HTTPHandler/turnBegan()``,
-///   ``HTTPHandler/turnEnded()``);
+///   fulfilled on any thread, now or later;
 /// - the body as libmicrohttpd frames it: `Content-Length` of a byte body
 ///   (``Response/contentLength``), none for a 304 built with bytes, the representation's for
 ///   ``HTTPBody/omitted(representationLength:)``, no body for `HEAD` (and a stream's `start`
@@ -33,8 +35,9 @@ import Synchronization
 ///   is a client that left.
 ///
 /// Like the event loop, it calls the handler (admission, `handle`, a later admission's
-/// closure, a stream's `start`) from one request at a time, never two at once; the caller's
-/// thread runs it.
+/// closure, a stream's `start`) from one request at a time, never two at once, each call of
+/// the executor inside a turn (``HTTPHandler/turnBegan()``, ``HTTPHandler/turnEnded()``), as
+/// libmicrohttpd's calls run inside a turn of the event loop; the caller's thread runs it.
 ///
 /// What it does **not** cover, and socket tests must (`Tests/MicroHTTPServerTests`, and the
 /// API suites kept on sockets):
@@ -42,14 +45,14 @@ import Synchronization
 ///   a colon, bare LFs, two `Host` lines that MHD merges...), chunked request bodies (a body
 ///   is handed over whole; `Transfer-Encoding: chunked` only says so), a `Content-Length` that
 ///   disagrees with the bytes sent, `Expect: 100-continue` and the interim 100, pipelining;
-/// - libmicrohttpd's own limits and refusals (``MHDWorkarounds/answerLibraryRefusals``): its
+/// - libmicrohttpd's own limits and refusals (`MHDWorkarounds.answerLibraryRefusals`): its
 ///   431 and 414 for a head beyond the connection's memory pool
-///   (``ServerConfiguration/connectionMemoryBytes``, ``MHDWorkarounds/keepRoomForAnswer``), its
+///   (``ServerConfiguration/connectionMemoryBytes``, `MHDWorkarounds.keepRoomForAnswer`), its
 ///   `Cookie` parsing, its trimming of field values (the fields are taken as given), its
 ///   `Date` field;
 /// - connections: keep-alive, `Connection: close` after an unread body or during shutdown,
 ///   connection limits, the header, body and idle deadlines, a stalled reader's cut
-///   (``MHDWorkarounds/cutStalledStreams``), suspend and resume of a real connection;
+///   (`MHDWorkarounds.cutStalledStreams`), suspend and resume of a real connection;
 /// - the head size is measured on the request serialized plainly (`name: value` lines), which
 ///   is what a client like `TestConnection` sends, not what any client sends.
 public final class InMemoryHTTPTransport: Sendable {
@@ -101,7 +104,7 @@ public final class InMemoryHTTPTransport: Sendable {
 
     /// Why a request got no answer.
     public enum Failure: Error, Equatable, CustomStringConvertible {
-        /// The socket server would close the connection without an answer (``RequestPhases/Step/abandon``),
+        /// The socket server would close the connection without an answer (`RequestPhases.Step.abandon`),
         /// or a stream was cut (too slow a reader, a shutdown).
         case closedWithoutAnswer
         /// No answer (or stream bytes) within the time allowed.
@@ -140,7 +143,7 @@ public final class InMemoryHTTPTransport: Sendable {
     public var openStreams: Int { streams.withLock { $0.count } }
 
     /// Bytes request bodies hold right now, as ``HTTPServer/bufferedBodyBytes``.
-    public var bufferedBodyBytes: Int { bodyBudget.held.load(ordering: .relaxed) }
+    public var bufferedBodyBytes: Int { bodyBudget.heldBytes }
 
     /// Sends `method` `target` and awaits the answer.
     public func execute(
@@ -233,7 +236,7 @@ public final class InMemoryHTTPTransport: Sendable {
 
     // MARK: - The answer
 
-    /// The answer as libmicrohttpd frames it (see ``MHDResponse``).
+    /// The answer as libmicrohttpd frames it (see `MHDResponse`).
     fileprivate func answer(_ response: HTTPResponse, _ head: HTTPRequestHead) -> Response {
         let isHead = head.method == "HEAD"
         var answer = Response(status: response.status, headers: response.headers, body: [], contentLength: nil, stream: nil)
