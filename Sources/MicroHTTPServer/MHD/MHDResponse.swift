@@ -119,22 +119,6 @@ enum MHDResponse {
     }
 }
 
-/// What a streamed response's callbacks need: the stream, and the server to tell when it ends.
-final class StreamBox {
-    let stream: ResponseStream
-    let core: ServerCore
-    /// The connection the stream is answered on.
-    let connection: ConnectionHandle
-    /// Pieces sent since the connection was last resumed (event-loop thread; ``StreamPacer``).
-    var piecesSinceResume = 0
-
-    init(stream: ResponseStream, core: ServerCore, connection: ConnectionHandle) {
-        self.stream = stream
-        self.core = core
-        self.connection = connection
-    }
-}
-
 /// MHD asks for the next bytes of a streamed body. Returning 0 without suspending would make MHD
 /// ask again at once (a busy loop), so an empty stream suspends its connection first, and so
 /// does one with bytes when the turn's share of sends is spent (``StreamPacer``).

@@ -72,8 +72,8 @@ extension ServerCore {
             }
             // Queued on the connection while it is still suspended (libmicrohttpd 0.9.75 takes a
             // response there; it then sends it once resumed, without calling the handler again):
-            // no second call of the access handler per deferred answer. A stream starts in that
-            // call as before.
+            // no second call of the access handler per deferred answer. A stream waits for that
+            // call, which starts it (its `start` runs with the connection resumed).
             if context.phases.phase == .waiting, let response = context.awaitedResponse?.take(if: { !$0.body.isStream }) {
                 context.awaitedResponse = nil
                 queued.append(ObjectIdentifier(context))

@@ -14,7 +14,7 @@ package struct MHDWorkarounds: OptionSet, Sendable, Equatable {
     /// MHD closes the connection after any response queued on the access handler's first call
     /// (`MHD_queue_response`: "response was queued early, refuse to read body"), even for a
     /// request without a body. An admission's answer to such a request waits for the last
-    /// call (``RequestPhases/admitted(_:reserve:)``), and keeps the connection.
+    /// call (``AnswerOnLastCall``), and keeps the connection.
     static let answerOnLastCall = MHDWorkarounds(rawValue: 1 << 0)
     /// In external-epoll mode, `MHD_resume_connection` from another thread does not wake the
     /// daemon: every answer from another thread would wait for the loop's timeout. Each resume
