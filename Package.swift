@@ -60,6 +60,10 @@ let package = Package(
         // The layers (docs/how-it-is-built.md draws them). Every C module is a dependency of exactly one Swift
         // target, so a store change cannot reach into HTTP and the HTTP layer cannot name a store kind.
         .target(name: "MicroHTTPServer", dependencies: ["CMicroHTTPD"]),
+        // The in-memory transport: tests drive a handler through the socket server's request
+        // phases and step executor without a socket. A library of its own so that the server
+        // binary does not link it (scripts/check-layers.py holds that).
+        .target(name: "MicroHTTPServerTesting", dependencies: ["MicroHTTPServer"]),
         .target(name: "NavPrefsCore", swiftSettings: memorySafe),
         .target(name: "NavPrefsJSON", dependencies: ["NavPrefsCore", "CJansson"]),
         .target(name: "NavPrefsCrypto", dependencies: ["CCrypto"]),
@@ -101,7 +105,7 @@ let package = Package(
         .target(name: "StoreTestSupport", dependencies: ["NavPrefsStore", "NavPrefsCore"], path: "Tests/StoreTestSupport"),
         .testTarget(name: "NavPrefsJSONTests", dependencies: ["NavPrefsJSON", "NavPrefsCore"]),
         .testTarget(name: "NavPrefsCoreTests", dependencies: ["NavPrefsCore", "NavPrefsJSON"]),
-        .testTarget(name: "MicroHTTPServerTests", dependencies: ["MicroHTTPServer", "HTTPTestClient"]),
+        .testTarget(name: "MicroHTTPServerTests", dependencies: ["MicroHTTPServer", "MicroHTTPServerTesting", "HTTPTestClient"]),
         .testTarget(
             name: "NavPrefsStoreTests",
             dependencies: [
@@ -112,7 +116,7 @@ let package = Package(
             name: "NavPrefsHTTPAPITests",
             dependencies: [
                 "NavPrefsApp", "NavPrefsHTTPAPI", "NavPrefsStore", "NavPrefsSQLite", "NavPrefsCore", "NavPrefsJSON",
-                "NavPrefsCrypto", "MicroHTTPServer", "HTTPTestClient", "NavPrefsConsole", "StoreTestSupport",
+                "NavPrefsCrypto", "MicroHTTPServer", "MicroHTTPServerTesting", "HTTPTestClient", "NavPrefsConsole", "StoreTestSupport",
             ],
             resources: []
         ),

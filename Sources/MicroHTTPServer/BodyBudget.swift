@@ -8,15 +8,17 @@ import Synchronization
 /// An atomic only so that ``HTTPServer/bufferedBodyBytes`` can read it from any thread: the
 /// socket server changes it on the event-loop thread alone (the in-memory transport under its
 /// own lock), so a check and the add that follows it are never split by another request.
-final class BodyBudget: Sendable {
+package final class BodyBudget: Sendable {
     let limit: Int
     let held = Atomic<Int>(0)
+    /// Bytes held right now.
+    package var heldBytes: Int { held.load(ordering: .relaxed) }
 
-    init(limit: Int) { self.limit = limit }
+    package init(limit: Int) { self.limit = limit }
 
     /// Reserves `bytes` for a request that holds `holding` bytes already, unless that would
     /// exceed the limit.
-    func reserve(_ bytes: Int, holding: inout Int) -> Bool {
+    package func reserve(_ bytes: Int, holding: inout Int) -> Bool {
         guard bytes > 0 else { return true }
         let current = held.load(ordering: .relaxed)
         guard bytes <= limit - current else { return false }
@@ -26,7 +28,7 @@ final class BodyBudget: Sendable {
     }
 
     /// Releases what a request holds.
-    func release(holding: inout Int) {
+    package func release(holding: inout Int) {
         guard holding > 0 else { return }
         held.subtract(holding, ordering: .relaxed)
         holding = 0

@@ -4,7 +4,7 @@
 /// block: ``admit(_:)`` as soon as the request line and header fields are in, before any body
 /// byte is read and before `100 Continue` is sent, so that an unauthenticated client cannot make
 /// the server buffer anything; then ``handle(_:responder:)`` once the whole body is in, with
-/// whatever admission let through (its ``HTTPAdmission/proceed(maxBodyBytes:ticket:)`` ticket),
+/// whatever admission let through (its ``HTTPAdmission/proceed(maxBodyBytes:admissionContext:)`` context),
 /// so nothing admission decided is decided again.
 ///
 /// A handler answers through the ``HTTPResponder`` it is given, at once or later from any
@@ -12,7 +12,7 @@
 /// suspended: nothing is read from it and other connections are served as usual.
 public protocol HTTPHandler: Sendable {
     /// Decides, from the request line and header fields alone, whether the request may send its
-    /// body, and what the handler will need of that decision (its ticket).
+    /// body, and what the handler will need of that decision (its admission context).
     ///
     /// Answering here (``HTTPAdmission/answer(_:)``) a request that announced a body closes the
     /// connection after the response, because the body was never read; a client that sent
@@ -59,10 +59,10 @@ public protocol HTTPHandler: Sendable {
 public enum HTTPAdmission: Sendable {
     /// Read the body, up to `maxBodyBytes` (`nil`, or anything above
     /// ``ServerConfiguration/maxBodyBytes``: that limit), then call
-    /// ``HTTPHandler/handle(_:responder:)`` with `ticket` in ``HTTPRequest/ticket``. A route that
+    /// ``HTTPHandler/handle(_:responder:)`` with `admissionContext` in ``HTTPRequest/admissionContext``. A route that
     /// needs a few bytes should say so: a declared `Content-Length` above the limit is refused
     /// with 413 before the upload.
-    case proceed(maxBodyBytes: Int? = nil, ticket: (any Sendable)? = nil)
+    case proceed(maxBodyBytes: Int? = nil, admissionContext: (any Sendable)? = nil)
     /// Answer without reading the body; the connection is closed after the response if the
     /// request announced a body, and kept otherwise.
     case answer(HTTPResponse)

@@ -7,9 +7,9 @@ public struct HTTPRequest: Sendable {
     /// The request line and header fields, as admission saw them.
     public var head: HTTPRequestHead
     public var body: [UInt8]
-    /// What admission let through with the request (``HTTPAdmission/proceed(maxBodyBytes:ticket:)``):
+    /// What admission let through with the request (``HTTPAdmission/proceed(maxBodyBytes:admissionContext:)``):
     /// the handler takes its decision from here instead of deciding again.
-    public var ticket: (any Sendable)?
+    public var admissionContext: (any Sendable)?
 
     /// The method exactly as sent (`GET`, `POST`, or anything else a client invents).
     public var method: String {
@@ -49,10 +49,10 @@ public struct HTTPRequest: Sendable {
         set { head.receivedAt = newValue }
     }
 
-    public init(head: HTTPRequestHead, body: [UInt8] = [], ticket: (any Sendable)? = nil) {
+    public init(head: HTTPRequestHead, body: [UInt8] = [], admissionContext: (any Sendable)? = nil) {
         self.head = head
         self.body = body
-        self.ticket = ticket
+        self.admissionContext = admissionContext
     }
 
     /// - Parameter rawPath: the path as sent; `nil` takes `path` (for requests built in tests).

@@ -12,7 +12,7 @@ public enum PercentDecoding {
     }
 
     /// `bytes` decoded as libmicrohttpd 0.9.75 decodes a request's path, or (`plusAsSpace`) a
-    /// query argument's name or value, for the in-memory transport (``InMemoryHTTPTransport``)
+    /// query argument's name or value, for the in-memory transport (`InMemoryHTTPTransport`)
     /// to hand handlers what the socket server hands them: complete `%XX` escapes decoded, an
     /// incomplete one kept as sent, a `+` in a query a space, and bytes that are not UTF-8
     /// repaired as `String(cString:)` repairs them. (`%00` never gets this far: ``TargetInspection``.)

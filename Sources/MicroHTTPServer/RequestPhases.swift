@@ -1,10 +1,11 @@
 /// Where one request is between its request line and its answer, and what the server does next:
 /// the request-phase machine, as a value with no socket, pointer or thread in it.
 ///
-/// The socket server (`MHD/ServerCore.swift`) feeds it what libmicrohttpd reports and carries out
-/// the ``Step`` it answers; the in-memory transport (``InMemoryHTTPTransport``) feeds it a request
-/// built in a test. Both therefore refuse, admit, read and answer alike, and the rules live here,
-/// tested without sockets (`RequestPhasesTests`).
+/// The socket server (`MHD/ServerCore+RequestCallbacks.swift`) feeds it what libmicrohttpd
+/// reports; the in-memory transport (`InMemoryHTTPTransport`, in `MicroHTTPServerTesting`) feeds
+/// it a request built in a test. Both carry out the ``Step`` it answers through one executor
+/// (``RequestStepExecutor``), so they refuse, admit, read and answer alike, and the rules live
+/// here, tested without sockets (`RequestPhasesTests`).
 ///
 /// The phases, in order (a request may leave the path at any arrow with an answer):
 ///
@@ -15,8 +16,8 @@
 /// `admitting` and `waiting` are the two phases in which the connection is suspended: an
 /// admission decided later (``HTTPAdmission/later(_:)``), and a handler that answers later
 /// through its ``HTTPResponder``.
-struct RequestPhases: Sendable {
-    enum Phase: Sendable, Equatable {
+package struct RequestPhases: Sendable {
+    package enum Phase: Sendable, Equatable {
         /// The request line is in; the header fields are arriving.
         case awaitingHeaders
         /// Admission decides later; nothing of the body is read meanwhile.
@@ -32,7 +33,7 @@ struct RequestPhases: Sendable {
     }
 
     /// What the transport does after an event.
-    enum Step: Sendable {
+    package enum Step: Sendable {
         /// Keep reading (the next header line, body piece, or the end of the body).
         case proceed
         /// Answer now, before the body is read (or with none to read): the connection closes
@@ -49,9 +50,9 @@ struct RequestPhases: Sendable {
         case abandon
     }
 
-    private(set) var phase = Phase.awaitingHeaders
+    package private(set) var phase = Phase.awaitingHeaders
     /// The request line and header fields, once in.
-    private(set) var head: HTTPRequestHead?
+    package private(set) var head: HTTPRequestHead?
     private(set) var framing = FramingCheck.Framing.none
     /// This request's body limit, once admitted.
     private(set) var maxBodyBytes = 0
@@ -60,15 +61,14 @@ struct RequestPhases: Sendable {
     /// Bytes of a refused body read and thrown away so far.
     private(set) var discardedBytes = 0
     private var body: [UInt8] = []
-    /// Admission's answer to a request without a body, given on the last call (see
-    /// ``MHDWorkarounds/answerOnLastCall``).
-    private var deferredAnswer: HTTPResponse?
-    /// What admission let through to the handler (``HTTPAdmission/proceed(maxBodyBytes:ticket:)``).
-    private var ticket: (any Sendable)?
+    /// Admission's answer to a request without a body, held for the last call.
+    private var lastCall: AnswerOnLastCall
+    /// What admission let through to the handler (``HTTPAdmission/proceed(maxBodyBytes:admissionContext:)``).
+    private var admissionContext: (any Sendable)?
     private let limits: Limits
 
     /// The server-wide limits the machine applies.
-    struct Limits: Sendable {
+    package struct Limits: Sendable {
         var maxBodyBytes: Int
         var maxDiscardBytes: Int
         /// Whether admission's answer to a request without a body waits for the last call
@@ -81,13 +81,16 @@ struct RequestPhases: Sendable {
             self.answersOnLastCall = answersOnLastCall
         }
 
-        init(_ configuration: ServerConfiguration) {
+        package init(_ configuration: ServerConfiguration) {
             self.init(maxBodyBytes: configuration.maxBodyBytes, maxDiscardBytes: configuration.maxDiscardBytes,
                       answersOnLastCall: configuration.workarounds.contains(.answerOnLastCall))
         }
     }
 
-    init(limits: Limits) { self.limits = limits }
+    package init(limits: Limits) {
+        self.limits = limits
+        lastCall = AnswerOnLastCall(enabled: limits.answersOnLastCall)
+    }
 
     /// Whether the request announced a body (and the connection must close if it is not read).
     var announcesBody: Bool { framing != .none }
@@ -100,7 +103,7 @@ struct RequestPhases: Sendable {
     /// The header fields are in. `refusal` is what the transport's own checks found (target,
     /// size, shape of the header section); then the framing is checked (RFC 9112 §6). Answers
     /// ``Step/refuse(_:)``, or ``Step/proceed`` when the request may meet admission.
-    mutating func headersArrived(_ head: HTTPRequestHead, refusal: HTTPRejection?) -> Step {
+    package mutating func headersArrived(_ head: HTTPRequestHead, refusal: HTTPRejection?) -> Step {
         precondition(phase == .awaitingHeaders, "headers arrive once")
         self.head = head
         if let refusal { return refuse(refusal) }
@@ -116,7 +119,7 @@ struct RequestPhases: Sendable {
     /// ``MHDWorkarounds/checkHeaderSectionShape``), `Host` (``HostField``). Each transport
     /// measures the head its own way: the socket server on libmicrohttpd's parse, the in-memory
     /// transport on the fields it was given.
-    static func transportRefusal(
+    package static func transportRefusal(
         target: HTTPRejection?, headerBytes: () -> Int, headerSectionIsWellFormed: () -> Bool,
         headers: HTTPHeaders, httpVersion: () -> String, configuration: ServerConfiguration
     ) -> HTTPRejection? {
@@ -134,22 +137,21 @@ struct RequestPhases: Sendable {
 
     /// Carries out admission's decision. `reserve` takes bytes of the server-wide body budget
     /// for a declared length (``BodyBudget``) and answers whether it could.
-    mutating func admitted(_ admission: HTTPAdmission, reserve: (Int) -> Bool) -> Step {
+    package mutating func admitted(_ admission: HTTPAdmission, reserve: (Int) -> Bool) -> Step {
         precondition(phase == .awaitingHeaders || phase == .admitting, "admission decides once the headers are in")
         switch admission {
-        case .answer(let response) where framing == .none && limits.answersOnLastCall:
-            // Nothing to refuse the reading of: answered on the last call, the connection kept.
-            deferredAnswer = response
-            phase = .receiving
-            return .proceed
         case .answer(let response):
+            if lastCall.hold(response, framing: framing) {
+                phase = .receiving
+                return .proceed
+            }
             phase = .answered
             return .answer(response)
         case .later(let decide):
             phase = .admitting
             return .awaitAdmission(decide)
-        case .proceed(let limit, let ticket):
-            self.ticket = ticket
+        case .proceed(let limit, let admissionContext):
+            self.admissionContext = admissionContext
             // A route may ask for less than the server reads at most, never for more.
             maxBodyBytes = min(limit ?? limits.maxBodyBytes, limits.maxBodyBytes)
             phase = .receiving
@@ -177,7 +179,7 @@ struct RequestPhases: Sendable {
     /// A piece of the body arrived. `reserve` is asked for the bytes of a chunked body (a
     /// declared length was reserved at admission). Answers ``Step/proceed`` or ``Step/abandon``;
     /// a body over its limit is from then on read and thrown away, and refused at its end.
-    mutating func bodyArrived(_ piece: some Collection<UInt8>, reserve: (Int) -> Bool) -> Step {
+    package mutating func bodyArrived(_ piece: some Collection<UInt8>, reserve: (Int) -> Bool) -> Step {
         guard phase == .receiving else { return .proceed }
         if rejection != nil {
             discardedBytes += piece.count
@@ -202,34 +204,33 @@ struct RequestPhases: Sendable {
 
     /// The body is complete (or there was none): the deferred answer, the refusal, or the
     /// request for the handler.
-    mutating func bodyComplete() -> Step {
+    package mutating func bodyComplete() -> Step {
         guard phase == .receiving else { return .abandon }
-        if let answer = deferredAnswer {
-            deferredAnswer = nil
+        if let answer = lastCall.takeHeld() {
             phase = .answered
             return .answer(answer)
         }
         if let rejection { return refuse(rejection) }
         guard let head else { return .abandon }
         phase = .handling
-        let request = HTTPRequest(head: head, body: body, ticket: ticket)
+        let request = HTTPRequest(head: head, body: body, admissionContext: admissionContext)
         body = []
-        ticket = nil
+        admissionContext = nil
         return .handle(request)
     }
 
     // MARK: Answers
 
     /// The handler answers later: the connection waits (suspended).
-    mutating func handlerWillAnswerLater() {
+    package mutating func handlerWillAnswerLater() {
         if phase == .handling { phase = .waiting }
     }
 
     /// The answer is queued, or about to be (every path ends here).
-    mutating func answered() {
+    package mutating func answered() {
         phase = .answered
         body = []
-        ticket = nil
+        admissionContext = nil
     }
 
     /// A deadline cut the body short: its refusal (the one found already, or 408).

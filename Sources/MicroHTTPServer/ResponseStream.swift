@@ -66,7 +66,7 @@ public final class ResponseStream: Sendable {
     /// reading never lets it) and would not call the reader to learn of the abort.
     private let requestCut: @Sendable (Int) -> Void
 
-    init(connection: any StreamConnection, maxBufferedBytes: Int, budget: StreamBudget? = nil, id: Int,
+    package init(connection: any StreamConnection, maxBufferedBytes: Int, budget: StreamBudget? = nil, id: Int,
          requestCut: @escaping @Sendable (Int) -> Void = { _ in }) {
         self.connection = connection
         self.maxBufferedBytes = maxBufferedBytes
@@ -225,7 +225,7 @@ public final class ResponseStream: Sendable {
     // MARK: - Event-loop side (called by libmicrohttpd's content reader, or the in-memory reader)
 
     /// What the content reader should do next.
-    enum ReadResult {
+    package enum ReadResult {
         case bytes(Int)
         case suspended
         case endOfStream
@@ -233,7 +233,7 @@ public final class ResponseStream: Sendable {
     }
 
     /// Copies queued bytes into `buffer`, or suspends the connection when there are none.
-    func read(into buffer: UnsafeMutableRawBufferPointer) -> ReadResult {
+    package func read(into buffer: UnsafeMutableRawBufferPointer) -> ReadResult {
         state.withLock { state in
             if state.aborted != nil { return .abort }
             if state.unsent > 0 {
@@ -272,7 +272,7 @@ public final class ResponseStream: Sendable {
     }
 
     /// Marks the stream for abortion by the server (shutdown) and wakes it.
-    func abort(_ reason: Termination) {
+    package func abort(_ reason: Termination) {
         let cut = state.withLock { state -> Bool in
             guard !state.terminated, state.aborted == nil else { return false }
             state.aborted = reason
@@ -282,7 +282,7 @@ public final class ResponseStream: Sendable {
     }
 
     /// Called once libmicrohttpd has released the response: the stream is over for good.
-    func terminated() {
+    package func terminated() {
         let (handlers, reason): ([@Sendable (Termination) -> Void], Termination) = state.withLock { state in
             state.terminated = true
             let reason = state.aborted
@@ -301,9 +301,9 @@ public final class ResponseStream: Sendable {
 
 /// What a ``ResponseStream`` suspends while nothing is queued and resumes when something is:
 /// a libmicrohttpd connection (``ConnectionHandle``), or the reader of an
-/// ``InMemoryHTTPTransport`` stream. `suspend` is called by the reader, `resume` from any
+/// `InMemoryHTTPTransport` stream. `suspend` is called by the reader, `resume` from any
 /// thread, each under the stream's lock and paired with one earlier `suspend`.
-protocol StreamConnection: Sendable {
+package protocol StreamConnection: Sendable {
     func suspend()
     func resume()
     /// Sends `bytes` as the stream's next piece of body straight to the client, while the
@@ -312,11 +312,11 @@ protocol StreamConnection: Sendable {
 }
 
 extension StreamConnection {
-    func sendWhileSuspended(_ bytes: [UInt8]) -> DirectSend { .notSent }
+    package func sendWhileSuspended(_ bytes: [UInt8]) -> DirectSend { .notSent }
 }
 
 /// What became of a direct send (``StreamConnection/sendWhileSuspended(_:)``).
-enum DirectSend {
+package enum DirectSend {
     /// All of it is on its way: the connection stays suspended, the event loop never woke.
     case sent
     /// None of it went (the socket's buffer is full, or this connection cannot send directly):

@@ -103,7 +103,7 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var maxBufferedAnswerBytes: Int = 256 << 20
     /// The libmicrohttpd workarounds in force: all of them, always, except in the tests that
     /// show the library's own behaviour (`WorkaroundTests`).
-    var workarounds: MHDWorkarounds = .all
+    package var workarounds: MHDWorkarounds = .all
 
     public init(
         host: String = "127.0.0.1",

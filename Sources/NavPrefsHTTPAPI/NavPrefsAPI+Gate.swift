@@ -5,7 +5,7 @@ import NavPrefsStore
 /// What every request passes before a route runs, decided from its request line and headers
 /// alone: the `Host` it was sent to, the route, the `Origin` of a write, and who may call the
 /// route. Every request meets it once, at admission (``admit(_:)``), before a byte of its body
-/// is read; what it decided travels to ``handle(_:responder:)`` as the request's ticket
+/// is read; what it decided travels to ``handle(_:responder:)`` as the request's admission context
 /// (``Admitted``).
 extension NavPrefsAPI {
     enum Gate {
@@ -116,7 +116,7 @@ extension NavPrefsAPI {
     /// Decides at the header fields, once for every request: refused requests are answered now
     /// (401, 403, 404, 405, 421...; a request with a body before it is read, and closed); the
     /// others proceed, their body read up to their route's own limit, with what the gate found
-    /// as their ticket. An uncached token is looked up first, the connection suspended.
+    /// as their admission context. An uncached token is looked up first, the connection suspended.
     public func admit(_ head: HTTPRequestHead) -> HTTPAdmission {
         let requestID = RequestID.take(from: head.headers)
         switch gate(head) {
@@ -125,8 +125,8 @@ extension NavPrefsAPI {
         case .pass(let route, let parameters, let decision, let device):
             let admitted = { @Sendable (caller: Authenticator.Caller) in
                 HTTPAdmission.proceed(maxBodyBytes: route.maxBodyBytes,
-                                      ticket: Admitted(route: route, parameters: parameters, caller: caller, device: device,
-                                                       requestID: requestID))
+                                      admissionContext: Admitted(route: route, parameters: parameters, caller: caller,
+                                                                 device: device, requestID: requestID))
             }
             switch decision {
             case .allow(let caller):
@@ -156,7 +156,7 @@ extension NavPrefsAPI {
 }
 
 /// What admission decided for a request, carried to ``NavPrefsAPI/handle(_:responder:)`` so
-/// that nothing of the gate runs twice. A class: taken back out of the request's ticket (an
+/// that nothing of the gate runs twice. A class: taken back out of the request's admission context (an
 /// existential) with one reference instead of a copy of every field.
 final class Admitted: Sendable {
     let route: Route

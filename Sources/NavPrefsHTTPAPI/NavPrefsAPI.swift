@@ -175,7 +175,7 @@ public final class NavPrefsAPI: HTTPHandler {
     /// Every route template with its methods, for the OpenAPI contract test.
     public var routeTable: [(template: String, methods: [String])] { router.table }
 
-    /// Runs the route admission passed (its ``Admitted`` ticket: nothing of the gate runs
+    /// Runs the route admission passed (its ``Admitted`` admission context: nothing of the gate runs
     /// again) and answers through `responder`: at once for what memory holds, else from the
     /// thread of the store call (``APIResult/pending(_:)``), the one place a ``StoreError``
     /// becomes an answer.
@@ -191,8 +191,8 @@ public final class NavPrefsAPI: HTTPHandler {
     /// Runs the route of `request` (on the event loop, or the large-work lane).
     private func route(_ request: HTTPRequest, responder: HTTPResponder) {
         let head = request.head
-        guard let admitted = request.ticket as? Admitted else {
-            // Every request passes admit first; a request without its ticket is the server's bug.
+        guard let admitted = request.admissionContext as? Admitted else {
+            // Every request passes admit first; a request without its admission context is the server's bug.
             let error = APIError(.internalError, "The request lost its admission.")
             responder.respond(finish(error.response(instance: head.path), head, route: "-", RequestID.take(from: head.headers)))
             return

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTestClient
 import MicroHTTPServer
+import MicroHTTPServerTesting
 import Synchronization
 import Testing
 
@@ -53,7 +54,7 @@ struct InMemoryTransportTests {
         // 413: over the route's limit (admission's), and over the server's.
         Shape(method: "POST", target: "/tiny", body: [UInt8](repeating: 65, count: 20)),
         Shape(method: "POST", target: "/echo", body: [UInt8](repeating: 65, count: 2_000)),
-        // Admission decided later: proceeds with its ticket, or answers 403.
+        // Admission decided later: proceeds with its admission context, or answers 403.
         Shape(method: "GET", target: "/admit-later?ms=30"),
         Shape(method: "GET", target: "/guarded-later?ms=30"),
         // The handler answers later: from a thread of its own, from a task.

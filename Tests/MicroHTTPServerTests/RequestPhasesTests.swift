@@ -42,16 +42,16 @@ struct RequestPhasesTests {
         }
     }
 
-    @Test("admission's ticket reaches the handler's request with the body, exactly as admitted")
-    func ticketCarried() {
+    @Test("admission's context reaches the handler's request with the body, exactly as admitted")
+    func admissionContextCarried() {
         var phases = machine([("Content-Length", "3")])
-        #expect(isProceed(phases.admitted(.proceed(ticket: "route 7"), reserve: { _ in true })))
+        #expect(isProceed(phases.admitted(.proceed(admissionContext: "route 7"), reserve: { _ in true })))
         #expect(isProceed(phases.bodyArrived(Array("abc".utf8), reserve: { _ in true })))
         guard case .handle(let request) = phases.bodyComplete() else {
             Issue.record("not handed to the handler")
             return
         }
-        #expect(request.ticket as? String == "route 7")
+        #expect(request.admissionContext as? String == "route 7")
         #expect(request.body == Array("abc".utf8))
         #expect(phases.phase == .handling)
         phases.handlerWillAnswerLater()

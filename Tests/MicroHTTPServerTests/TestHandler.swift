@@ -53,7 +53,7 @@ final class TestHandler: HTTPHandler {
             return .later { responder in
                 Task {
                     try? await Task.sleep(for: .milliseconds(milliseconds))
-                    responder.decide(.proceed(ticket: "admitted later"))
+                    responder.decide(.proceed(admissionContext: "admitted later"))
                 }
             }
         case "/tiny":
@@ -98,7 +98,7 @@ final class TestHandler: HTTPHandler {
             let query = request.query.map { "\($0.name)=\($0.value ?? "<nil>")" }.joined(separator: "&")
             let text = "\(request.method) \(request.path) q[\(query)] body=\(request.body.count) "
                 + "x-test=\(request.headers["X-Test"] ?? "-") remote=\(request.remoteAddress ?? "-")"
-                + (request.ticket.map { " ticket=\($0)" } ?? "")
+                + (request.admissionContext.map { " admissionContext=\($0)" } ?? "")
             return (HTTPResponse(status: 200, bytes: Array(text.utf8)))
         case "/slow":
             let milliseconds = Int(request.queryValue("ms") ?? "") ?? 100

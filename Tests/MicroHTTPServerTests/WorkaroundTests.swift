@@ -244,7 +244,7 @@ struct WorkaroundTests {
         }
     }
 
-    /// The sweep behind ``PoolRoom``'s estimate: heads of every size up to past the pool, with
+    /// The sweep behind ``RoomForAnswer``'s estimate: heads of every size up to past the pool, with
     /// many or few fields and cookies, each answered exactly once, by the handler.
     @Test("every head size from 3 KB to 7 KB, with few or many fields and cookies, gets exactly one answer from the handler",
           arguments: [0, 20, 60])

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTestClient
 import MicroHTTPServer
+import MicroHTTPServerTesting
 @testable import NavPrefsHTTPAPI
 import NavPrefsCore
 import NavPrefsStore

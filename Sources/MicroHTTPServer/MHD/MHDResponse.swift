@@ -73,25 +73,6 @@ enum MHDResponse {
         return MHD_queue_response(connection, UInt32(clamping: status), response)
     }
 
-    /// Queues the head of a streamed response for a `HEAD` request: the handler's status and
-    /// fields, no body, and the stream's `start` never runs.
-    ///
-    /// Why not the stream response itself: MHD 0.9.75 answers HEAD to a chunked response with
-    /// the chunked terminator (`0\r\n\r\n`) after the head, which the client reads as the
-    /// start of the next response on a keep-alive connection. And a zero-length body would make
-    /// MHD send `Content-Length: 0`, which RFC 9110 §8.6 forbids here (the GET body is not
-    /// empty). So the head goes out unframed (no length, not chunked), which MHD can only do
-    /// by closing the connection after it, as HTTP/1.1 allows.
-    static func queueHeadOfStream(status: Int, headers: HTTPHeaders, on connection: OpaquePointer) -> MHD_Result {
-        guard let response = MHD_create_response_from_callback(UInt64.max, 512, endOfStreamReader, nil, nil) else {
-            return .NO
-        }
-        defer { MHD_destroy_response(response) }
-        guard cmhd_response_unframed(response) != 0 else { return .NO }
-        addHeaders(headers, close: false, to: response)
-        return MHD_queue_response(connection, UInt32(clamping: status), response)
-    }
-
     /// The bytes of a complete response with `Connection: close`, for the answers the server
     /// writes to a socket itself (``RawAnswer``, ``AnswerOnSocket``). A streamed body is left
     /// out; `headOnly` (the answer to HEAD) states the body's length and leaves the body out,
@@ -125,7 +106,7 @@ enum MHDResponse {
         return String(cString: phrase)
     }
 
-    private static func addHeaders(_ headers: HTTPHeaders, close: Bool, to response: OpaquePointer) {
+    static func addHeaders(_ headers: HTTPHeaders, close: Bool, to response: OpaquePointer) {
         for field in headers {
             // withCString lends a native string's own bytes; the implicit conversion would copy them.
             _ = field.name.withCString { name in
@@ -135,22 +116,6 @@ enum MHDResponse {
         if close {
             _ = MHD_add_response_header(response, HeaderName.connection, "close")
         }
-    }
-}
-
-/// What a streamed response's callbacks need: the stream, and the server to tell when it ends.
-final class StreamBox {
-    let stream: ResponseStream
-    let core: ServerCore
-    /// The connection the stream is answered on.
-    let connection: ConnectionHandle
-    /// Pieces sent since the connection was last resumed (event-loop thread; ``StreamPacer``).
-    var piecesSinceResume = 0
-
-    init(stream: ResponseStream, core: ServerCore, connection: ConnectionHandle) {
-        self.stream = stream
-        self.core = core
-        self.connection = connection
     }
 }
 
@@ -181,7 +146,7 @@ private let streamReader: MHD_ContentReaderCallback = { cls, _, buffer, max in
 
 /// Reports the end of a body at once: the reader of a head-only response (MHD does not call it
 /// for HEAD or a 304; if it ever did, nothing would be sent).
-private let endOfStreamReader: MHD_ContentReaderCallback = { _, _, _, _ in -1 }
+let endOfStreamReader: MHD_ContentReaderCallback = { _, _, _, _ in -1 }
 
 /// libmicrohttpd is done with a prepared body: its memory and budget go.
 private let preparedFreed: MHD_ContentReaderFreeCallback = { cls in

@@ -9,7 +9,7 @@ import Synchronization
 /// thread, inside libmicrohttpd callbacks or the loop; other threads reach a request only
 /// through its one-shot responders (``OneShot``, a `Mutex`), and through `connection`, whose
 /// resume is thread-safe.
-final class RequestContext: @unchecked Sendable {
+final class RequestContext: RequestExchange, @unchecked Sendable {
     let connection: ConnectionHandle
     let receivedAt: ContinuousClock.Instant
     /// The request target exactly as sent, split at the first `?`.
@@ -19,9 +19,9 @@ final class RequestContext: @unchecked Sendable {
     var phases: RequestPhases
     /// Bytes of the server-wide body budget this request holds (see ``BodyBudget``).
     var reservedBodyBytes = 0
-    /// The responder of the handler, or of a later admission, while one is out.
-    var response: OneShot<HTTPResponse>?
-    var admission: OneShot<HTTPAdmission>?
+    /// The one-shot of the handler's answer, or of a later admission, while one is out.
+    var awaitedResponse: OneShot<HTTPResponse>?
+    var awaitedAdmission: OneShot<HTTPAdmission>?
     /// The answer went out on the raw socket (a 408, or a refusal libmicrohttpd made itself):
     /// drop the connection on MHD's next call for it.
     var cutOff = false

@@ -6,7 +6,7 @@ import MicroHTTPServer
 /// The router, the gate and the contract tests read everything about a route from here;
 /// nothing elsewhere decides by looking at the template's text. Each resource file provides
 /// its routes as a ``RouteCollection``. A class: it is made once and handed along with every
-/// request (match, ticket, handler), one reference each.
+/// request (match, admission context, handler), one reference each.
 final class Route: Sendable {
     /// Who may call a route once any access token exists (while none does, the API is open:
     /// see ``Authenticator``).

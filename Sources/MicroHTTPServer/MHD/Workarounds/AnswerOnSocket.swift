@@ -65,19 +65,19 @@ extension ServerCore {
         for context in answered {
             if workarounds.contains(.answerHalfClosed), context.phases.phase == .waiting,
                let peer = PeerInfo.of(context.connection.pointer), peer.socket >= 0,
-               cmhd_peer_finished_sending(peer.socket) != 0, let response = context.response?.take() {
-                context.response = nil
+               cmhd_peer_finished_sending(peer.socket) != 0, let response = context.awaitedResponse?.take() {
+                context.awaitedResponse = nil
                 answerOnSocket(response, context: context, socket: peer.socket)
                 continue
             }
             // Queued on the connection while it is still suspended (libmicrohttpd 0.9.75 takes a
             // response there; it then sends it once resumed, without calling the handler again):
-            // no second call of the access handler per deferred answer. A stream starts in that
-            // call as before.
-            if context.phases.phase == .waiting, let response = context.response?.take(if: { !$0.body.isStream }) {
-                context.response = nil
+            // no second call of the access handler per deferred answer. A stream waits for that
+            // call, which starts it (its `start` runs with the connection resumed).
+            if context.phases.phase == .waiting, let response = context.awaitedResponse?.take(if: { !$0.body.isStream }) {
+                context.awaitedResponse = nil
                 queued.append(ObjectIdentifier(context))
-                if answer(context, with: response) == .NO { context.cutOff = true }
+                if queue(response, for: context) == .NO { context.cutOff = true }
             }
             context.connection.resumeOnLoop()
         }

@@ -3,7 +3,7 @@ import Glibc
 
 /// Workaround ``MHDWorkarounds/checkHeaderSectionShape``: libmicrohttpd 0.9.75 parses a head it
 /// should refuse and reads it as something else.
-enum HeaderSectionShape {
+package enum HeaderSectionShape {
     /// Whether the request line and header section, as libmicrohttpd parsed them, are free of
     /// what 0.9.75 silently misreads (RFC 9112 §5): obs-folded lines, whitespace before a colon,
     /// field names that are not tokens, control characters in values.
@@ -55,7 +55,7 @@ enum HeaderSectionShape {
     /// The same rules for header fields given one by one (the in-memory transport's), where
     /// no line can be folded and no byte skipped: every name a token, every value free of
     /// control characters.
-    static func isWellFormed(_ headers: HTTPHeaders) -> Bool {
+    package static func isWellFormed(_ headers: HTTPHeaders) -> Bool {
         headers.allSatisfy { field in
             !field.name.isEmpty && field.name.utf8.allSatisfy(isTokenByte) && field.value.utf8.allSatisfy(isFieldValueByte)
         }

@@ -6,13 +6,15 @@
 /// The server's event loop itself (`EventLoop.swift`) works around one more, which cannot be
 /// switched off: MHD's internal epoll thread can stall when 128·k sockets turn ready at once
 /// (`bench/modes.sh` shows it on MHD's own thread).
-struct MHDWorkarounds: OptionSet, Sendable, Equatable {
-    let rawValue: Int
+package struct MHDWorkarounds: OptionSet, Sendable, Equatable {
+    package let rawValue: Int
+
+    package init(rawValue: Int) { self.rawValue = rawValue }
 
     /// MHD closes the connection after any response queued on the access handler's first call
     /// (`MHD_queue_response`: "response was queued early, refuse to read body"), even for a
     /// request without a body. An admission's answer to such a request waits for the last
-    /// call (``RequestPhases/admitted(_:reserve:)``), and keeps the connection.
+    /// call (``AnswerOnLastCall``), and keeps the connection.
     static let answerOnLastCall = MHDWorkarounds(rawValue: 1 << 0)
     /// In external-epoll mode, `MHD_resume_connection` from another thread does not wake the
     /// daemon: every answer from another thread would wait for the loop's timeout. Each resume
@@ -21,7 +23,7 @@ struct MHDWorkarounds: OptionSet, Sendable, Equatable {
     /// HEAD of a chunked response is sent with the terminating `0\r\n\r\n` after its head,
     /// which a keep-alive client reads as the start of the next response
     /// (``MHDResponse/queueHeadOfStream(status:headers:on:)``).
-    static let headOfStreamUnframed = MHDWorkarounds(rawValue: 1 << 2)
+    package static let headOfStreamUnframed = MHDWorkarounds(rawValue: 1 << 2)
     /// A streamed response whose client stopped reading is never asked for data again, so an
     /// abort is never noticed; the loop shuts such sockets down (``ServerCore/cutAbortedStreams()``).
     static let cutStalledStreams = MHDWorkarounds(rawValue: 1 << 3)
@@ -46,7 +48,7 @@ struct MHDWorkarounds: OptionSet, Sendable, Equatable {
 
     /// MHD builds the head of its answer in the pool that holds the request; a request that
     /// filled it gets no answer at all (the connection is closed). A head that leaves too little
-    /// room is refused with 431 before the handler, written to the socket (``PoolRoom``).
+    /// room is refused with 431 before the handler, written to the socket (``RoomForAnswer``).
     static let keepRoomForAnswer = MHDWorkarounds(rawValue: 1 << 9)
 
     /// MHD resumes a connection that waited for its answer by reading it first, and a client

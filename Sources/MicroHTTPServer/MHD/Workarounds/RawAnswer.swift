@@ -3,7 +3,7 @@ import CMicroHTTPD
 /// The answers the server writes to a socket itself, where libmicrohttpd 0.9.75 cannot queue
 /// one: a body that missed its deadline (MHD accepts a response only before or after a body),
 /// a refusal MHD made with its own page (``MHDWorkarounds/answerLibraryRefusals``), and a head that leaves MHD's pool
-/// no room for an answer (``PoolRoom``). Each closes the connection after the answer.
+/// no room for an answer (``RoomForAnswer``). Each closes the connection after the answer.
 enum RawAnswer {
     /// Sends `response` with `Connection: close`, throws away what the client sent beyond it
     /// (a socket closed with unread bytes sends a reset, which can destroy the answer at the

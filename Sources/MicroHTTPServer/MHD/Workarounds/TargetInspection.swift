@@ -3,15 +3,15 @@
 /// plus the limits MHD has not: length, number of arguments, and the bytes a target may hold).
 ///
 /// Pure, so that the in-memory transport judges targets exactly as the socket server does.
-struct TargetInspection: Sendable, Equatable {
+package struct TargetInspection: Sendable, Equatable {
     /// The path as sent, still percent-encoded, without the query.
-    var rawPath: String
-    var rejection: HTTPRejection?
+    package var rawPath: String
+    package var rejection: HTTPRejection?
     /// Where the query's arguments start (after the `?`), when the target is refused and has
     /// some: the URI log callback ends the string there, so MHD parses none of them.
     var argumentsToDrop: Int?
 
-    static func inspect(
+    package static func inspect(
         _ bytes: UnsafeRawBufferPointer, maxTargetBytes: Int, maxQueryArguments: Int,
         workarounds: MHDWorkarounds = .all
     ) -> TargetInspection {

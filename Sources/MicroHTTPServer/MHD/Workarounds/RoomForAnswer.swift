@@ -11,7 +11,7 @@ import CMicroHTTPD
 /// many cookies for the host). So a request whose records leave less than ``answerRoom`` is
 /// refused here, before the handler, with 431, written to the socket directly (there is no
 /// room to queue it either).
-enum PoolRoom {
+enum RoomForAnswer {
     /// Bytes the head of any answer of the server needs at most: the status line, `Date`,
     /// `Content-Length`, `Connection`, and the application's fields (an echoed `X-Request-ID`
     /// of 128 bytes, CORS, `ETag`, `Location`, `Cache-Control`...).

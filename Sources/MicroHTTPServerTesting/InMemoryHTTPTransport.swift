@@ -1,9 +1,12 @@
+public import MicroHTTPServer
 import Synchronization
 
 /// Drives an ``HTTPHandler`` without a socket, for tests (as Hummingbird's test mode does):
 /// a request given as method, target, header fields and body bytes goes through the same
-/// request-phase machine as on the socket server (``RequestPhases``), and its answer comes back
-/// as status, header fields and body, or as a stream to read.
+/// request-phase machine as on the socket server (`RequestPhases`), its steps carried out by the
+/// same executor (`RequestStepExecutor`), and its answer comes back as status, header fields and
+/// body, or as a stream to read. A library of its own (`MicroHTTPServerTesting`), so that the
+/// server binary does not carry it.
 ///
 /// ```swift
 /// let transport = InMemoryHTTPTransport(handler: api, configuration: ServerConfiguration())
@@ -11,19 +14,18 @@ import Synchronization
 /// ```
 ///
 /// What it shares with the socket server, in order:
-/// - the target's checks (``TargetInspection``: length, number of arguments, `%00`, whitespace),
-///   the size and shape of the head and `Host` (``RequestPhases/transportRefusal``), then the
-///   framing (``FramingCheck``): each refusal answered through
+/// - the target's checks (`TargetInspection`: length, number of arguments, `%00`, whitespace),
+///   the size and shape of the head and `Host` (`RequestPhases.transportRefusal`), then the
+///   framing (`FramingCheck`): each refusal answered through
 ///   ``HTTPHandler/response(for:head:)``;
 /// - the path and query arguments decoded as libmicrohttpd decodes them (``PercentDecoding``,
 ///   the raw path kept as sent);
 /// - admission, once, including ``HTTPAdmission/later(_:)`` (awaited through the same one-shot
-///   the socket server suspends a connection on), the route's body limit (413 for a declared or
+///   the socket server suspends a connection on, a 503 once the transport is closed), the route's body limit (413 for a declared or
 ///   delivered body over it, before or after the body as on the socket), the server-wide body
 ///   budget (``ServerConfiguration/maxBufferedBodyBytes``);
 /// - ``HTTPHandler/handle(_:responder:)``, the answer awaited through the one-shot responder,
-///   fulfilled on any thread, now or later, in a turn of its own (``HTTPHandler/turnBegan()``,
-///   ``HTTPHandler/turnEnded()``);
+///   fulfilled on any thread, now or later;
 /// - the body as libmicrohttpd frames it: `Content-Length` of a byte body
 ///   (``Response/contentLength``), none for a 304 built with bytes, the representation's for
 ///   ``HTTPBody/omitted(representationLength:)``, no body for `HEAD` (and a stream's `start`
@@ -33,8 +35,9 @@ import Synchronization
 ///   is a client that left.
 ///
 /// Like the event loop, it calls the handler (admission, `handle`, a later admission's
-/// closure, a stream's `start`) from one request at a time, never two at once; the caller's
-/// thread runs it.
+/// closure, a stream's `start`) from one request at a time, never two at once, each call of
+/// the executor inside a turn (``HTTPHandler/turnBegan()``, ``HTTPHandler/turnEnded()``), as
+/// libmicrohttpd's calls run inside a turn of the event loop; the caller's thread runs it.
 ///
 /// What it does **not** cover, and socket tests must (`Tests/MicroHTTPServerTests`, and the
 /// API suites kept on sockets):
@@ -42,14 +45,14 @@ import Synchronization
 ///   a colon, bare LFs, two `Host` lines that MHD merges...), chunked request bodies (a body
 ///   is handed over whole; `Transfer-Encoding: chunked` only says so), a `Content-Length` that
 ///   disagrees with the bytes sent, `Expect: 100-continue` and the interim 100, pipelining;
-/// - libmicrohttpd's own limits and refusals (``MHDWorkarounds/answerLibraryRefusals``): its
+/// - libmicrohttpd's own limits and refusals (`MHDWorkarounds.answerLibraryRefusals`): its
 ///   431 and 414 for a head beyond the connection's memory pool
-///   (``ServerConfiguration/connectionMemoryBytes``, ``MHDWorkarounds/keepRoomForAnswer``), its
+///   (``ServerConfiguration/connectionMemoryBytes``, `MHDWorkarounds.keepRoomForAnswer`), its
 ///   `Cookie` parsing, its trimming of field values (the fields are taken as given), its
 ///   `Date` field;
 /// - connections: keep-alive, `Connection: close` after an unread body or during shutdown,
 ///   connection limits, the header, body and idle deadlines, a stalled reader's cut
-///   (``MHDWorkarounds/cutStalledStreams``), suspend and resume of a real connection;
+///   (`MHDWorkarounds.cutStalledStreams`), suspend and resume of a real connection;
 /// - the head size is measured on the request serialized plainly (`name: value` lines), which
 ///   is what a client like `TestConnection` sends, not what any client sends.
 public final class InMemoryHTTPTransport: Sendable {
@@ -101,7 +104,7 @@ public final class InMemoryHTTPTransport: Sendable {
 
     /// Why a request got no answer.
     public enum Failure: Error, Equatable, CustomStringConvertible {
-        /// The socket server would close the connection without an answer (``RequestPhases/Step/abandon``),
+        /// The socket server would close the connection without an answer (`RequestPhases.Step.abandon`),
         /// or a stream was cut (too slow a reader, a shutdown).
         case closedWithoutAnswer
         /// No answer (or stream bytes) within the time allowed.
@@ -116,9 +119,9 @@ public final class InMemoryHTTPTransport: Sendable {
     }
 
     public let configuration: ServerConfiguration
-    private let handler: any HTTPHandler
+    fileprivate let handler: any HTTPHandler
     private let limits: RequestPhases.Limits
-    private let bodyBudget: BodyBudget
+    fileprivate let bodyBudget: BodyBudget
     /// What streams hold unsent, as ``HTTPServer/streamBudget``.
     public let streamBudget: StreamBudget
     /// Held while the handler runs: one request at a time meets it, as on the event loop.
@@ -126,7 +129,7 @@ public final class InMemoryHTTPTransport: Sendable {
     private let streams = Mutex<[Int: ResponseStream]>([:])
     private let nextStreamID = Atomic<Int>(0)
     /// Set by ``close()``: requests reaching their handler or admission get 503 from then on.
-    private let closing = Atomic<Bool>(false)
+    fileprivate let closing = Atomic<Bool>(false)
 
     public init(handler: some HTTPHandler, configuration: ServerConfiguration = ServerConfiguration(port: 0)) {
         self.handler = handler
@@ -140,7 +143,7 @@ public final class InMemoryHTTPTransport: Sendable {
     public var openStreams: Int { streams.withLock { $0.count } }
 
     /// Bytes request bodies hold right now, as ``HTTPServer/bufferedBodyBytes``.
-    public var bufferedBodyBytes: Int { bodyBudget.held.load(ordering: .relaxed) }
+    public var bufferedBodyBytes: Int { bodyBudget.heldBytes }
 
     /// Sends `method` `target` and awaits the answer.
     public func execute(
@@ -175,58 +178,48 @@ public final class InMemoryHTTPTransport: Sendable {
             headerSectionIsWellFormed: { HeaderSectionShape.isWellFormed(headers) },
             headers: headers, httpVersion: { request.httpVersion }, configuration: configuration)
 
-        var phases = RequestPhases(limits: limits)
-        var held = 0
-        defer { bodyBudget.release(holding: &held) }
-        let reserve = { [bodyBudget] (bytes: Int) in bodyBudget.reserve(bytes, holding: &held) }
-        var step = phases.headersArrived(head, refusal: refusal)
-        if case .proceed = step {
-            let admission = loop.withLock { _ in handler.admit(head) }
-            step = phases.admitted(admission, reserve: reserve)
-        }
+        let exchange = Exchange(head: head, limits: limits)
+        defer { bodyBudget.release(holding: &exchange.heldBodyBytes) }
+        let steps = RequestStepExecutor(Steps(transport: self))
+        var next = inTurn { steps.headersArrived(head, refusal: refusal, for: exchange) }
         var bodyDelivered = false
         while true {
-            if closing.load(ordering: .acquiring) {
-                switch step {
-                case .handle, .awaitAdmission: return answer(handler.response(for: .shuttingDown, head: head), head)
-                case .proceed, .refuse, .answer, .abandon: break
-                }
-            }
-            switch step {
-            case .proceed:
+            switch next {
+            case .answered(let response):
+                return response
+            case .closedWithoutAnswer:
+                throw .closedWithoutAnswer
+            case .readBody:
                 // In `receiving`: the body, whole, then its end.
                 if !bodyDelivered, !request.body.isEmpty {
                     bodyDelivered = true
-                    step = phases.bodyArrived(request.body, reserve: reserve)
+                    next = inTurn { steps.bodyArrived(request.body, for: exchange) }
                 } else {
                     bodyDelivered = true
-                    bodyBudget.release(holding: &held)
-                    step = phases.bodyComplete()
+                    bodyBudget.release(holding: &exchange.heldBodyBytes)
+                    next = inTurn { steps.bodyComplete(for: exchange) }
                 }
-            case .refuse(let rejection):
-                return answer(loop.withLock { _ in handler.response(for: rejection, head: phases.head ?? head) }, head)
-            case .answer(let response):
-                phases.answered()
-                return answer(response, head)
-            case .abandon:
-                throw .closedWithoutAnswer
-            case .awaitAdmission(let decide):
-                let shot = OneShot<HTTPAdmission>()
-                loop.withLock { _ in decide(HTTPAdmissionResponder(shot: shot)) }
-                let decision = try await Self.value(of: shot, timeout: timeout)
-                step = phases.admitted(decision, reserve: reserve)
-            case .handle(let request):
-                let shot = OneShot<HTTPResponse>()
-                // One request is one turn here, as one run of libmicrohttpd is on the socket.
-                loop.withLock { _ in
-                    handler.turnBegan()
-                    handler.handle(request, responder: HTTPResponder(shot: shot, receivedAt: receivedAt, tally: nil))
-                    handler.turnEnded()
+            case .waiting:
+                _ = await exchange.wake.wait(timeout: timeout)
+                let came = inTurn { steps.admissionCame(for: exchange) ?? steps.answerCame(for: exchange) }
+                guard let came else {
+                    exchange.awaitedAdmission?.drop()
+                    exchange.awaitedResponse?.drop()
+                    throw .timedOut
                 }
-                let response = try await Self.value(of: shot, timeout: timeout, whileWaiting: { phases.handlerWillAnswerLater() })
-                phases.answered()
-                return answer(response, head)
+                next = came
             }
+        }
+    }
+
+    /// Runs `body` as one turn of the event loop: one request at a time meets the handler, and
+    /// the handler may hold what the turn started until it ends, as around a run of
+    /// libmicrohttpd on the socket server.
+    private func inTurn<Value>(_ body: () -> Value) -> Value {
+        loop.withLock { _ in
+            handler.turnBegan()
+            defer { handler.turnEnded() }
+            return body()
         }
     }
 
@@ -243,8 +236,8 @@ public final class InMemoryHTTPTransport: Sendable {
 
     // MARK: - The answer
 
-    /// The answer as libmicrohttpd frames it (see ``MHDResponse``).
-    private func answer(_ response: HTTPResponse, _ head: HTTPRequestHead) -> Response {
+    /// The answer as libmicrohttpd frames it (see `MHDResponse`).
+    fileprivate func answer(_ response: HTTPResponse, _ head: HTTPRequestHead) -> Response {
         let isHead = head.method == "HEAD"
         var answer = Response(status: response.status, headers: response.headers, body: [], contentLength: nil, stream: nil)
         switch response.body {
@@ -266,24 +259,9 @@ public final class InMemoryHTTPTransport: Sendable {
             answer.stream = Stream(stream: stream, link: link, released: { [weak self] in
                 _ = self?.streams.withLock { $0.removeValue(forKey: id) }
             })
-            if !isHead { loop.withLock { _ in start(stream) } }
+            if !isHead { start(stream) }
         }
         return answer
-    }
-
-    // MARK: - Waiting
-
-    /// The value handed through `shot`, now or once its producer hands it (from any thread).
-    private static func value<Value: Sendable>(
-        of shot: OneShot<Value>, timeout: Duration, whileWaiting: () -> Void = {}
-    ) async throws(Failure) -> Value {
-        let wake = Wake()
-        if let value = shot.settle(suspend: {}, wake: { wake.signal() }) { return value }
-        whileWaiting()
-        _ = await wake.wait(timeout: timeout)
-        if let value = shot.take() { return value }
-        shot.drop()
-        throw .timedOut
     }
 
     // MARK: - The request, as libmicrohttpd reads it
@@ -456,6 +434,75 @@ extension InMemoryHTTPTransport {
                 return waiter
             }
             waiter?.resume(returning: false)
+        }
+    }
+}
+
+// MARK: - The steps, in memory
+
+extension InMemoryHTTPTransport {
+    /// One request in memory: what the socket server keeps in its request context.
+    fileprivate final class Exchange: RequestExchange {
+        var phases: RequestPhases
+        var awaitedAdmission: OneShot<HTTPAdmission>?
+        var awaitedResponse: OneShot<HTTPResponse>?
+        /// The head as built from the request, before the machine has it.
+        let head: HTTPRequestHead
+        /// Bytes of the body budget this request holds.
+        var heldBodyBytes = 0
+        /// Signalled when an awaited admission or answer came.
+        let wake = Wake()
+
+        init(head: HTTPRequestHead, limits: RequestPhases.Limits) {
+            self.head = head
+            phases = RequestPhases(limits: limits)
+        }
+
+        var headForRefusal: HTTPRequestHead { phases.head ?? head }
+    }
+
+    /// What the executor's steps do in memory: where the socket server reads, suspends or
+    /// queues, the transport hands back what to do next.
+    fileprivate enum Next {
+        case readBody
+        case answered(Response)
+        case closedWithoutAnswer
+        case waiting
+    }
+
+    fileprivate struct Steps: StepTransport {
+        let transport: InMemoryHTTPTransport
+
+        var handler: any HTTPHandler { transport.handler }
+        var isClosing: Bool { transport.closing.load(ordering: .acquiring) }
+
+        func reserveBody(_ bytes: Int, for exchange: Exchange) -> Bool {
+            transport.bodyBudget.reserve(bytes, holding: &exchange.heldBodyBytes)
+        }
+
+        func readOn(_ exchange: Exchange) -> Next { .readBody }
+
+        func queue(_ response: HTTPResponse, for exchange: Exchange) -> Next {
+            exchange.phases.answered()
+            return .answered(transport.answer(response, exchange.head))
+        }
+
+        func cut(_ exchange: Exchange) -> Next { .closedWithoutAnswer }
+
+        /// Nothing to suspend: the caller awaits the exchange's wake-up instead.
+        func suspend(_ exchange: Exchange) {}
+
+        func wakeUp(_ exchange: Exchange) -> @Sendable () -> Void {
+            let wake = exchange.wake
+            return { wake.signal() }
+        }
+
+        func waiting(_ exchange: Exchange) -> Next { .waiting }
+
+        func stoppedWaiting(_ exchange: Exchange) {}
+
+        func responder(for shot: OneShot<HTTPResponse>, exchange: Exchange) -> HTTPResponder {
+            HTTPResponder(shot: shot, receivedAt: exchange.head.receivedAt, tally: nil)
         }
     }
 }
