@@ -63,7 +63,7 @@ public enum APIResult: Sendable {
 
 extension APIResult {
     /// A read answered on the event loop, before the handler returns, when the store reads
-    /// there (SQLite) and it is small (``LoopReading/performHere(_:)``); else read by the
+    /// there (SQLite) and it is small (``LoopReading/performOnCallingThread(_:)``); else read by the
     /// store's own thread (a reader, a PostgreSQL pool thread) and rendered on the loop, but for
     /// a read too large for the loop, which the large reader that read it renders. No task
     /// either way.
@@ -76,7 +76,7 @@ extension APIResult {
                                          _ respond: @escaping @Sendable (Value) -> HTTPResponse) -> APIResult {
         .pending { reply in
             guard let store = store as? any LoopReading else { return store.perform(read) { reply.render($0, with: respond) } }
-            switch store.performHere(read) {
+            switch store.performOnCallingThread(read) {
             case .done(let result):
                 reply.render(result, with: respond)
             case .tooLarge:
@@ -85,7 +85,7 @@ extension APIResult {
                 }
                 // Rendered by the large reader that read it, below the loop's priority.
                 store.performLarge(read) { reply.rendered($0.map(respond)) }
-            case .notHere:
+            case .elsewhere:
                 store.performElsewhere(read) { reply.render($0, with: respond) }
             }
         }
