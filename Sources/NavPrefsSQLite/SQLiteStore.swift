@@ -61,7 +61,7 @@ public final class SQLiteStore: TransactionalStore, CounterCacheReading, TurnWri
     let counters: CounterCache
     private let fileLock = Mutex<DatabaseFileLock?>(nil)
     /// What the start did that the log should say (a one-time `VACUUM`).
-    private let notices = LockedBox<[String]>([])
+    private let notices = SharedState<[String]>([])
     /// The read-only connection of ``readOnCallingThread(snapshot:_:)``, for whichever thread holds the
     /// lock (the HTTP event loop; another caller finding it busy reads on a reader instead).
     private let callingThreadConnection = Mutex<CallingThreadConnection?>(nil)
@@ -111,7 +111,7 @@ public final class SQLiteStore: TransactionalStore, CounterCacheReading, TurnWri
                         """)
                     if migrates {
                         try SQLiteSchema.migrate(connection)
-                        if let notice = try SQLiteFreeSpace.useIncrementalVacuum(connection) { notices.value.append(notice) }
+                        if let notice = try SQLiteFreeSpace.useIncrementalVacuum(connection) { notices.withLock { $0.append(notice) } }
                     }
                     try connection.execute("PRAGMA synchronous = NORMAL")
                     return WriteContext(connection: connection, claimsProfiles: access.exclusive)
@@ -165,7 +165,7 @@ public final class SQLiteStore: TransactionalStore, CounterCacheReading, TurnWri
         fileLock.withLock { $0 = opening.claim }
     }
 
-    public var startNotices: [String] { fileLock.withLock { $0?.notices ?? [] } + notices.value }
+    public var startNotices: [String] { fileLock.withLock { $0?.notices ?? [] } + notices.withLock { $0 } }
 
     /// Finishes queued writes, stops the threads and releases the file.
     ///

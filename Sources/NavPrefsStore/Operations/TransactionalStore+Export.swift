@@ -17,11 +17,14 @@ extension TransactionalStore {
     ///   throws ends the export.
     public func exportContent(_ header: TransferHeader, profilesPerPage: Int = 500, eventsPerPage: Int = 1_000,
                               to output: @escaping @Sendable (String) throws -> Void) async throws(StoreError) -> TransferCounts {
-        let attempts = LockedBox(0)
+        let attempts = SharedState(0)
         return try await read(snapshot: true) { transaction in
             // A store may run a read again on a new connection; lines already written cannot be taken back.
-            attempts.value += 1
-            guard attempts.value == 1 else {
+            let attempt = attempts.withLock { count in
+                count += 1
+                return count
+            }
+            guard attempt == 1 else {
                 throw StoreError.unavailable(reason: "the connection to the store was lost during the export; run it again")
             }
             var exporter = Exporter(transaction: transaction, output: output)
