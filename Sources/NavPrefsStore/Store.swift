@@ -158,7 +158,7 @@ public struct PreferencesChange: Sendable, Hashable {
         public enum Kind: Sendable, Hashable {
             /// The key holds this value now: its compact JSON text, as the store holds it. Written
             /// once, on the store's writer, for the store; an answer holds it as it is rather
-            /// than the writer handing on a value that would be encoded again (issue 31).
+            /// than the writer handing on a value that would be encoded again.
             case set(json: String)
             /// An object patch (RFC 7396) merged into the object the key read at version `from`
             /// (its stored value, else its registered default): the value is that object with
