@@ -139,7 +139,7 @@ enum StoreChoice {
         case .sqlite(let path):
             var options = SQLiteStore.Options(path: path, durability: configuration.sqliteSynchronous, policy: policy)
             options.access = access
-            options.hereReadBytes = configuration.loopReadBytes
+            options.callingThreadReadBytes = configuration.loopReadBytes
             options.heavyWriteBytes = configuration.loopBodyBytes
             if !access.background { options.readerCount = 1 }
             let store = SQLiteStore(options)

@@ -70,6 +70,8 @@ public final class NavPrefsAPI: HTTPHandler {
     /// Where requests with large bodies are handled (``Options/loopBodyBytes``).
     let largeWork: LargeWorkLane
     let loopBodyBytes: Int
+    /// Where store calls' answers are rendered and finished: the event loop.
+    let renderer = LoopRenderer()
 
     /// Assembles the API over `store`; starts nothing (see ``events`` and ``authenticator``,
     /// which the service starts and stops).
@@ -175,10 +177,10 @@ public final class NavPrefsAPI: HTTPHandler {
     /// Every route template with its methods, for the OpenAPI contract test.
     public var routeTable: [(template: String, methods: [String])] { router.table }
 
-    /// Runs the route admission passed (its ``Admitted`` admission context: nothing of the gate runs
-    /// again) and answers through `responder`: at once for what memory holds, else from the
-    /// thread of the store call (``APIResult/pending(_:)``), the one place a ``StoreError``
-    /// becomes an answer.
+    /// Runs the route admission passed (its ``Admitted`` admission context: nothing of the
+    /// admission check runs again) and answers through `responder`: at once for what memory
+    /// holds, else on the event loop once the store call's thread handed its result over
+    /// (``APIResult/pending(_:)``, ``LoopRenderer``), the one place a ``StoreError`` becomes an answer.
     public func handle(_ request: HTTPRequest, responder: HTTPResponder) {
         // What a body costs to decode and check grows with its size: a large one is handled off
         // the event loop, which answers everyone else meanwhile.
@@ -214,20 +216,23 @@ public final class NavPrefsAPI: HTTPHandler {
             responder.respond(finish(response, head, route: route.template, requestID))
         case .pending(let start):
             requestMetrics.started()
-            start { [self] result in
-                responder.respond(finish(response(result, head, requestID), head, route: route.template, requestID))
-                requestMetrics.finished()
-            }
+            start(PendingReply(renderer: renderer) { [self] result in finishPending(result, head, route.template, requestID, responder) })
         case .deferred(let work):
             requestMetrics.started()
             // A task only for the routes that await (see APIResult.deferred); never a write's path.
             Task { [self] in
                 let result: Result<HTTPResponse, StoreError>
                 do throws(StoreError) { result = .success(try await work()) } catch { result = .failure(error) }
-                responder.respond(finish(response(result, head, requestID), head, route: route.template, requestID))
-                requestMetrics.finished()
+                renderer.submit { [self] in finishPending(result, head, route.template, requestID, responder) }
             }
         }
+    }
+
+    /// Answers a store call once its result is rendered (on the event loop, ``LoopRenderer``).
+    private func finishPending(_ result: Result<HTTPResponse, StoreError>, _ head: HTTPRequestHead, _ template: String,
+                               _ requestID: String, _ responder: HTTPResponder) {
+        responder.respond(finish(response(result, head, requestID), head, route: template, requestID))
+        requestMetrics.finished()
     }
 
     /// The response of a store call: the route's, or the answer to the store's refusal.
@@ -248,18 +253,32 @@ public final class NavPrefsAPI: HTTPHandler {
         return response
     }
 
-    /// An answer that was logged with its status and then never reached the client (its
-    /// connection failed or closed first): logged once more, so the log says so.
-    /// A turn of the event loop: the store may run the turn's light writes at once and commit
-    /// them together when it ends (SQLite, ``TurnWriting``).
-    public func turnBegan() { turns?.beginTurn() }
+    /// A turn of the event loop: first the answers other threads handed over since the last
+    /// turn are rendered and finished (``LoopRenderer``); then the store may run the turn's light
+    /// writes at once and commit them together when it ends (SQLite, ``TurnWriting``).
+    public func turnBegan() {
+        renderer.runQueued()
+        turns?.beginTurn()
+    }
 
     public func turnEnded() { turns?.endTurn() }
 
-    public func eventLoopStarted(wake: @escaping @Sendable () -> Void) { turns?.startTurns(wake: wake) }
+    public func eventLoopStarted(wake: @escaping @Sendable () -> Void) {
+        renderer.loopStarted(wake: wake)
+        turns?.startTurns(wake: wake)
+    }
 
-    public func eventLoopStopped() { turns?.stopTurns() }
+    public func eventLoopStopped() {
+        turns?.stopTurns()
+        renderer.loopStopped()
+    }
 
+    /// Answers rendered off the event loop by design (a large read's, a collection write's),
+    /// then finished on it: tests show where work ran with it.
+    public var answersRenderedElsewhere: Int { renderer.renderedElsewhere.load(ordering: .relaxed) }
+
+    /// An answer that was logged with its status and then never reached the client (its
+    /// connection failed or closed first): logged once more, so the log says so.
     public func answerUndelivered(status: Int, headers: HTTPHeaders, head: HTTPRequestHead) {
         logger.warning("client aborted", [
             "request_id": .string(headers[HeaderName.xRequestID] ?? RequestID.take(from: head.headers)),
@@ -290,19 +309,5 @@ public final class NavPrefsAPI: HTTPHandler {
         let context = ResponseContext(answering: request, route: route, requestID: requestID)
         for step in responseSteps { step.apply(to: &response, context) }
         return response
-    }
-}
-
-/// Request ids: the client's `X-Request-ID` when it is short and printable, else a new one.
-enum RequestID {
-    private static let counter = Atomic<UInt64>(0)
-    private static let prefix = String(UInt32.random(in: 0...UInt32.max), radix: 16)
-
-    static func take(from headers: HTTPHeaders) -> String {
-        if let given = headers[HeaderName.xRequestID], !given.isEmpty, given.utf8.count <= 128,
-           given.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) {
-            return given
-        }
-        return prefix + "-" + String(counter.wrappingAdd(1, ordering: .relaxed).newValue, radix: 16)
     }
 }

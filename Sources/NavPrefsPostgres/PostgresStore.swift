@@ -225,30 +225,30 @@ public final class PostgresStore: TransactionalStore {
     /// A pruning every ``StorePolicy/pruneInterval`` on a pool connection, until the store closes.
     private func startMaintenance() {
         let stop = stopMaintenance, pool = self.pool, interval = options.policy.pruneInterval
-        let policy = options.policy
         let thread = Thread { [weak self] in
             while stop.wait(timeout: .now() + .milliseconds(Int(clamping: max(1, interval.wholeMilliseconds)))) == .timedOut {
-                guard let store = self else { return }
+                // Waits for the pool's thread: one round at a time, off every request's path.
                 let done = DispatchSemaphore(value: 0)
-                let submitted = pool.submit { worker in
-                    // Storage errors are retried at the next interval.
-                    _ = try? worker.perform(retry: .always) { connection in try store.prune(policy, on: connection) }
-                    // Idle sessions expire in writes of their own, whose events reach every instance.
-                    _ = try? worker.perform(retry: .ifSafe) { connection in
-                        while try store.commit({ transaction in
-                            let events = try StoreMaintenance.expireIdleSessions(idleFor: policy.limits.sessionIdleExpiry, limit: 100,
-                                                                                 in: transaction)
-                            return WriteOutcome(events.count, events: events)
-                        }, on: connection) == 100 {}
-                    }
-                    done.signal()
-                }
-                guard submitted else { return }
+                guard let store = self, pool.submit({ worker in store.maintain(on: worker); done.signal() }) else { return }
                 done.wait()
             }
         }
         thread.name = "postgres-maintenance"
         thread.start()
+    }
+
+    /// One round of maintenance on a pool thread: pruning, then idle sessions expired in
+    /// writes of their own (100 at a time), whose events reach every instance. Storage errors
+    /// are retried at the next round.
+    private func maintain(on worker: PostgresWorker) {
+        let policy = options.policy
+        _ = try? worker.perform(retry: .always) { connection in try prune(policy, on: connection) }
+        _ = try? worker.perform(retry: .ifSafe) { connection in
+            while try commit({ transaction in
+                let events = try StoreMaintenance.expireIdleSessions(idleFor: policy.limits.sessionIdleExpiry, limit: 100, in: transaction)
+                return WriteOutcome(events.count, events: events)
+            }, on: connection) == 100 {}
+        }
     }
 
     /// Any error from inside the store, as the ``StoreError`` callers see.

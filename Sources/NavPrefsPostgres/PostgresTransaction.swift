@@ -65,7 +65,7 @@ extension PostgresConnection {
     /// Logged events of `profile` with ids in `after + 1 ... last`, oldest first.
     func events(of profile: ProfileName, after id: Int64, upTo last: Int64) throws -> [LoggedEvent] {
         try query(PostgresStatements.eventsBetween, .text(profile.rawValue), .integer(id), .integer(last)).map { row in
-            try Steps.loggedEvent(row, of: profile)
+            try TransactionSteps.loggedEvent(row, of: profile)
         }
     }
 
@@ -77,7 +77,7 @@ extension PostgresConnection {
         var found: [ProfileName: [LoggedEvent]] = [:]
         for row in rows {
             guard let profile = try? ProfileName(try row.text(0)) else { continue }
-            found[profile, default: []].append(try Steps.loggedEvent(StoreRow(Array(row.cells.dropFirst())), of: profile))
+            found[profile, default: []].append(try TransactionSteps.loggedEvent(StoreRow(Array(row.cells.dropFirst())), of: profile))
         }
         return found
     }

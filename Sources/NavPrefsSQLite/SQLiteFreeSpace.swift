@@ -1,8 +1,8 @@
 import Foundation
 
-/// How the SQLite file gives back the space deletes free (issue 32): SQLite keeps freed pages
-/// in the file for reuse unless told otherwise, so a file that once held a large event log or
-/// many values stayed that large for good.
+/// How the SQLite file gives back the space deletes free: SQLite keeps freed pages in the file
+/// for reuse unless told otherwise, so a file that once held a large event log or many values
+/// would stay that large for good.
 ///
 /// - The file runs with `auto_vacuum = INCREMENTAL`: freed pages are listed, and
 ///   ``returnFreePages(_:)`` moves pages from the end of the file into the free ones and

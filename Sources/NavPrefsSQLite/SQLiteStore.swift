@@ -31,9 +31,9 @@ public final class SQLiteStore: TransactionalStore, CounterCacheReading, TurnWri
         /// What this process may do to the file: the service's claim, or a command's lighter touch.
         public var access = StoreAccess.service
         /// Bytes of values a read on the calling thread (the event loop) may take before it is
-        /// left for a reader (``tryReadHere(snapshot:_:)``): reading and decoding them is what a
+        /// left for a reader (``tryReadOnCallingThread(snapshot:_:)``): reading and decoding them is what a
         /// read costs that thread.
-        public var hereReadBytes = 64 << 10
+        public var callingThreadReadBytes = 64 << 10
         /// Writes carrying more bytes than this are heavy: each commits alone, after the light
         /// writes queued with it (``SQLiteWriter``).
         public var heavyWriteBytes = 16 << 10
@@ -61,13 +61,13 @@ public final class SQLiteStore: TransactionalStore, CounterCacheReading, TurnWri
     let counters: CounterCache
     private let fileLock = Mutex<DatabaseFileLock?>(nil)
     /// What the start did that the log should say (a one-time `VACUUM`).
-    private let notices = LockedBox<[String]>([])
-    /// The read-only connection of ``readHere(snapshot:_:)``, for whichever thread holds the
+    private let notices = SharedState<[String]>([])
+    /// The read-only connection of ``readOnCallingThread(snapshot:_:)``, for whichever thread holds the
     /// lock (the HTTP event loop; another caller finding it busy reads on a reader instead).
-    private let hereConnection = Mutex<HereConnection?>(nil)
+    private let callingThreadConnection = Mutex<CallingThreadConnection?>(nil)
 
-    /// A connection that only the holder of ``hereConnection``'s lock uses.
-    private struct HereConnection: @unchecked Sendable {
+    /// A connection that only the holder of ``callingThreadConnection``'s lock uses.
+    private struct CallingThreadConnection: @unchecked Sendable {
         // Safety: only touched under the mutex, by one thread at a time.
         let connection: SQLiteConnection
     }
@@ -111,7 +111,7 @@ public final class SQLiteStore: TransactionalStore, CounterCacheReading, TurnWri
                         """)
                     if migrates {
                         try SQLiteSchema.migrate(connection)
-                        if let notice = try SQLiteFreeSpace.useIncrementalVacuum(connection) { notices.value.append(notice) }
+                        if let notice = try SQLiteFreeSpace.useIncrementalVacuum(connection) { notices.withLock { $0.append(notice) } }
                     }
                     try connection.execute("PRAGMA synchronous = NORMAL")
                     return WriteContext(connection: connection, claimsProfiles: access.exclusive)
@@ -160,12 +160,12 @@ public final class SQLiteStore: TransactionalStore, CounterCacheReading, TurnWri
         // which waits. Optional: without it every read goes to the readers.
         if let connection = try? SQLiteConnection(path: path, readOnly: true),
            (try? connection.execute("PRAGMA busy_timeout = 0; PRAGMA query_only = 1;")) != nil {
-            hereConnection.withLock { $0 = HereConnection(connection: connection) }
+            callingThreadConnection.withLock { $0 = CallingThreadConnection(connection: connection) }
         }
         fileLock.withLock { $0 = opening.claim }
     }
 
-    public var startNotices: [String] { fileLock.withLock { $0?.notices ?? [] } + notices.value }
+    public var startNotices: [String] { fileLock.withLock { $0?.notices ?? [] } + notices.withLock { $0 } }
 
     /// Finishes queued writes, stops the threads and releases the file.
     ///
@@ -174,7 +174,7 @@ public final class SQLiteStore: TransactionalStore, CounterCacheReading, TurnWri
     /// file, which copies and moves as one.
     public func close() async {
         await waitOffThePool { [self] in
-            hereConnection.withLock { $0 = nil }
+            callingThreadConnection.withLock { $0 = nil }
             readers.close()
             largeReaders.close()
             writer.close()
@@ -212,16 +212,16 @@ public final class SQLiteStore: TransactionalStore, CounterCacheReading, TurnWri
     }
 
     /// Reads on the calling thread, on a connection of its own: a read of a few rows costs
-    /// microseconds from the page cache, less than handing it to a reader and back. `.notHere`
+    /// microseconds from the page cache, less than handing it to a reader and back. `.elsewhere`
     /// (the caller then reads on a reader) when another thread holds that connection, when the
     /// store is closed, or when the database is locked for a moment (a checkpoint); never waits.
-    /// `.tooLarge` as soon as the rows read hold more than ``Options/hereReadBytes`` of text:
+    /// `.tooLarge` as soon as the rows read hold more than ``Options/callingThreadReadBytes`` of text:
     /// what a read costs the calling thread grows with the bytes it reads and decodes, so a
     /// large profile's read stops there and goes to a reader.
-    public func tryReadHere<Value: Sendable>(snapshot: Bool, _ body: (any StoreTransaction) throws -> Value) -> HereRead<Value> {
-        let budget = options.hereReadBytes
-        let outcome: HereRead<Value>? = hereConnection.withLockIfAvailable { here in
-            guard let connection = here?.connection else { return .notHere }
+    public func tryReadOnCallingThread<Value: Sendable>(snapshot: Bool, _ body: (any StoreTransaction) throws -> Value) -> CallingThreadRead<Value> {
+        let budget = options.callingThreadReadBytes
+        let outcome: CallingThreadRead<Value>? = callingThreadConnection.withLockIfAvailable { here in
+            guard let connection = here?.connection else { return .elsewhere }
             let transaction = SQLiteTransaction(connection: connection, writer: nil)
             connection.rowBytesLeft = budget
             defer { connection.rowBytesLeft = nil }
@@ -230,12 +230,12 @@ public final class SQLiteStore: TransactionalStore, CounterCacheReading, TurnWri
             } catch let error as SQLiteError where error.isReadTooLargeHere {
                 return .tooLarge
             } catch let error as SQLiteError where error.isTransientForReaders {
-                return .notHere
+                return .elsewhere
             } catch {
                 return .done(.failure(error.storeError))
             }
         }
-        return outcome ?? .notHere
+        return outcome ?? .elsewhere
     }
 
     public func write<Value: Sendable>(changing profile: ProfileName?, _ body: @escaping @Sendable (any StoreTransaction) throws -> WriteOutcome<Value>,
@@ -292,7 +292,7 @@ public final class SQLiteStore: TransactionalStore, CounterCacheReading, TurnWri
         return StoreRead(snapshot: false) { transaction in
             // Noted before the statement reads: a write or eviction after it drops the fill.
             let generation = counters.generation
-            let slot = try Steps.readSlot(WellKnownKey.counter, of: profile, in: transaction)
+            let slot = try TransactionSteps.readSlot(WellKnownKey.counter, of: profile, in: transaction)
             counters.fill(profile, with: slot.map { .present(CounterState(profile: profile, slot: $0)) } ?? .absent, readAt: generation)
             return slot.map { CounterState(profile: profile, slot: $0) } ?? .fresh(profile)
         }

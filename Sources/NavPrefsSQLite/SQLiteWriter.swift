@@ -40,8 +40,8 @@ struct CommitEffects {
 /// light writes queued with them commit first, together, and then one heavy write alone, and
 /// the writer looks for new light writes again before the next heavy one. So a light write
 /// waits for at most one heavy write (the one committing when it came) and its own batch,
-/// however many heavy writes other profiles queue (in issue 31, one profile's large writes
-/// took another profile's increments from 8 ms to 1.6 s). Writes of one profile keep their
+/// however many heavy writes other profiles queue (queued in arrival order, one profile's
+/// large writes took another profile's increments from 8 ms to 1.6 s, measured). Writes of one profile keep their
 /// order: a light write queued behind a heavy write of its profile waits for it, and a write
 /// that names no profile never passes a heavy one.
 final class SQLiteWriter: Sendable {

@@ -2,7 +2,7 @@ import Glibc
 import NavPrefsStore
 import Synchronization
 
-/// The writes of one turn of the event loop (issue 34), the way Redis makes a durable write:
+/// The writes of one turn of the event loop, the way Redis makes a durable write:
 /// a light write runs its statements at once, on the loop, in the turn's open transaction and
 /// a savepoint of its own; when the turn ends (libmicrohttpd's run returned) the transaction
 /// commits once, and the turn's writes are answered after that commit is durable

@@ -10,7 +10,7 @@ import Synchronization
 /// `fdatasync`s the log and only then releases what those commits hold back: their events to
 /// the feed, then their answers, in commit order.
 ///
-/// Why: a flush took 1.6-4 ms on the disk issue 34 measured; on the event loop it would stop
+/// Why: a flush took 1.6-4 ms on the disk it was measured on; on the event loop it would stop
 /// every client for that long. Here the loop goes on reading and committing the next turn while
 /// the flush runs, and one flush covers every commit written before it started, so the commits
 /// made meanwhile share the next one (group commit, with no writer thread on the hot path).

@@ -88,15 +88,15 @@ public protocol TurnWriting: Sendable {
 /// read instead.
 public protocol LoopReading: Store {
     /// Runs `read` on the calling thread if the store can there, within what that thread may
-    /// read (see ``HereRead``); never waits.
-    func performHere<Value: Sendable>(_ read: StoreRead<Value>) -> HereRead<Value>
+    /// read (see ``CallingThreadRead``); never waits.
+    func performOnCallingThread<Value: Sendable>(_ read: StoreRead<Value>) -> CallingThreadRead<Value>
 
     /// Runs `read` on the store's own threads (a reader, a PostgreSQL pool thread) and calls
-    /// `completion` there: for a read the calling thread could not make (``HereRead/notHere``).
+    /// `completion` there: for a read the calling thread could not make (``CallingThreadRead/elsewhere``).
     func performElsewhere<Value: Sendable>(_ read: StoreRead<Value>, completion: @escaping StoreCompletion<Value>)
 
     /// ``performElsewhere(_:completion:)`` for a read too large for the calling thread
-    /// (``HereRead/tooLarge``): on threads below the event loop's priority where the store has
+    /// (``CallingThreadRead/tooLarge``): on threads below the event loop's priority where the store has
     /// them (SQLite's large readers), so that `completion` may render a large answer there. It
     /// must hand its result on without starting or resuming a task (``lowerThreadPriority()``).
     func performLarge<Value: Sendable>(_ read: StoreRead<Value>, completion: @escaping StoreCompletion<Value>)
@@ -158,7 +158,7 @@ public struct PreferencesChange: Sendable, Hashable {
         public enum Kind: Sendable, Hashable {
             /// The key holds this value now: its compact JSON text, as the store holds it. Written
             /// once, on the store's writer, for the store; an answer holds it as it is rather
-            /// than the writer handing on a value that would be encoded again (issue 31).
+            /// than the writer handing on a value that would be encoded again.
             case set(json: String)
             /// An object patch (RFC 7396) merged into the object the key read at version `from`
             /// (its stored value, else its registered default): the value is that object with

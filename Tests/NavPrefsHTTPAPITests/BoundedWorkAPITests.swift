@@ -3,6 +3,7 @@ import HTTPTestClient
 import NavPrefsCore
 import NavPrefsJSON
 import NavPrefsApp
+import NavPrefsHTTPAPI
 import MicroHTTPServer
 import Testing
 
@@ -86,9 +87,9 @@ struct StreamOverflowAPITests {
     }
 }
 
-@Suite("Reads too large for the event loop", .overSockets("which thread answered: HTTPServer.answersMadeOffTheLoop"))
+@Suite("Reads too large for the event loop", .overSockets("which thread rendered and answered: NavPrefsAPI.answersRenderedElsewhere, HTTPServer.answersMadeOffTheLoop"))
 struct LargeReadAPITests {
-    @Test("a read past --loop-read-bytes is answered by a reader; a conditional GET or a HEAD of it from its version alone")
+    @Test("a read past --loop-read-bytes is read and rendered by a reader and answered on the loop; a conditional GET or a HEAD of it from its version alone")
     func largeReadsLeaveTheLoop() async throws {
         try await withApp({ $0.loopReadBytes = 1_024 }) { app in
             let value = String(repeating: "v", count: 2_000)
@@ -97,10 +98,11 @@ struct LargeReadAPITests {
             }
             #expect(try await app.request("PUT", "/v1/profiles/large/defaults", json: #"{"d":"\#(value)"}"#).status == 200)
             for path in ["/v1/profiles/large/state", "/v1/profiles/large/preferences", "/v1/profiles/large/defaults"] {
-                let before = app.app.server.answersMadeOffTheLoop
+                let (before, renderedBefore) = (app.app.server.answersMadeOffTheLoop, app.app.api.answersRenderedElsewhere)
                 let whole = try await app.request("GET", path)
                 #expect(whole.status == 200 && whole.body.count > 2_000, "\(path)")
-                #expect(app.app.server.answersMadeOffTheLoop == before + 1, "\(path): read and rendered by a reader")
+                #expect(app.app.api.answersRenderedElsewhere == renderedBefore + 1, "\(path): read and rendered by a reader")
+                #expect(app.app.server.answersMadeOffTheLoop == before, "\(path): finished and answered on the loop")
                 let tag = try #require(whole.header("ETag"))
                 let notModified = try await app.request("GET", path, headers: [("If-None-Match", tag)])
                 #expect(notModified.status == 304 && notModified.header("ETag") == tag, "\(path)")
@@ -108,7 +110,8 @@ struct LargeReadAPITests {
                 let head = try await app.request("HEAD", path)
                 #expect(head.status == 200 && head.header("ETag") == tag && head.header("Content-Type") == "application/json", "\(path)")
                 #expect(head.body.isEmpty && head.header("Content-Length") == nil, "\(path)")
-                #expect(app.app.server.answersMadeOffTheLoop == before + 1, "\(path): the 304 and the HEAD on the loop, from the version")
+                #expect(app.app.api.answersRenderedElsewhere == renderedBefore + 1, "\(path): the 304 and the HEAD on the loop, from the version")
+                #expect(app.app.server.answersMadeOffTheLoop == before)
                 let changed = try await app.request("GET", path, headers: [("If-None-Match", "\"9999\"")])
                 #expect(changed.status == 200 && changed.body == whole.body, "\(path): another tag gets the data")
             }

@@ -5,8 +5,8 @@ import Synchronization
 /// Threads of their own for the requests whose cost grows with their size, so that the event
 /// loop does bounded work per request: a body larger than the loop takes
 /// (``NavPrefsAPI/Options/loopBodyBytes``) is decoded, checked and handed to the store here,
-/// while the loop goes on serving everyone else (60,000 keys in one body held it for 27 s in
-/// issue 31; reads too large for the loop go to the store's readers, see
+/// while the loop goes on serving everyone else (60,000 keys in one body held it for 27 s when
+/// the loop decoded them, measured; reads too large for the loop go to the store's readers, see
 /// ``APIResult/reading(_:from:version:_:)``).
 ///
 /// Nothing is special about a job: it answers through its responder, as the loop would have.

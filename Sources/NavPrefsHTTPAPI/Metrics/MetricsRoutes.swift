@@ -3,15 +3,6 @@ import NavPrefsCore
 import NavPrefsStore
 import Synchronization
 
-/// Store failures by kind (`unavailable`, `corrupted`, `internal`, `closed`): what an operator
-/// alerts on, counted where they are answered.
-final class StoreErrorMetrics: Sendable {
-    private let counts = Mutex<[String: Int]>([:])
-
-    func record(_ kind: String) { counts.withLock { $0[kind, default: 0] += 1 } }
-    func snapshot() -> [String: Int] { counts.withLock { $0 } }
-}
-
 /// `GET /metrics` in Prometheus' text format: requests by route template, method and status,
 /// latency per route, requests in flight, event streams and events sent, store errors, the
 /// process (memory, CPU, file descriptors, start time) and `navprefs_build_info`.
@@ -141,10 +132,4 @@ struct MetricsRoutes: RouteCollection {
         headers.add(HeaderName.cacheControl, "no-store")
         return HTTPResponse(status: 200, headers: headers, bytes: Array(out.text.utf8))
     }
-}
-
-/// Where `/metrics` reads what the transport holds: set once the server exists
-/// (``NavPrefsAPI/reportTransport(streams:answers:)``).
-final class TransportGauges: Sendable {
-    let budgets = Mutex<(streams: StreamBudget?, answers: AnswerBudget?)>((nil, nil))
 }

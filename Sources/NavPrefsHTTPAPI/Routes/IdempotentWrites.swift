@@ -17,8 +17,9 @@ import NavPrefsStore
 enum IdempotentWrites {
     /// Runs `write` for `request`, answering with `answer` of its value.
     /// - Parameter renderOn: where `answer` runs when the write's answer may be as large as a
-    ///   whole profile (a collection's write answers every value): off the store's writer,
-    ///   which would otherwise render it while other writes wait. `nil`: on the writer.
+    ///   whole profile (a collection's write answers every value): a lane of its own, so that
+    ///   neither the store's writer nor the event loop renders it while others wait. `nil`: on
+    ///   the event loop.
     /// - Throws: 400 `invalid-idempotency-key` for a key that is empty, too long or not printable ASCII.
     /// The write is made by the request's author (``APIRequest/author``), recorded in its own
     /// transaction with what it changes.
@@ -29,35 +30,39 @@ enum IdempotentWrites {
         // heavy writes apart from light ones).
         let write = write.by(request.author).weighing(request.http.body.count)
         guard let key = try key(of: request.http) else {
-            guard let lane else { return .pending { reply in store.perform(write) { reply($0.map(answer)) } } }
-            return .pending { reply in store.perform(write) { result in lane.submit { reply(result.map(answer)) } } }
+            guard let lane else { return .pending { reply in store.perform(write) { reply.render($0, with: answer) } } }
+            return .pending { reply in store.perform(write) { reply.render($0, on: lane, with: answer) } }
         }
         // The token's id, not the profile, bounds what an admin token's keys add up to.
         let remembered = IdempotentRequest(profile: profile, key: key, fingerprint: fingerprint(of: request.http),
                                            token: request.caller.tokenID)
-        let instance = request.http.path
-        return .pending { reply in
-            store.perform(write, remembering: remembered, answer: { recorded(answer($0)) }) { outcome in
-                reply(outcome.map { outcome in
-                    switch outcome {
-                    case .performed(let answer, let remembered):
-                        var response = response(answer)
-                        // How long a retry will find this key, as things stand (not recorded:
-                        // a replay says nothing about the profile's rate now).
-                        // The seconds the profile remembers its keys as things stand (the
-                        // window, or less while its keyed writes fill its cap faster).
-                        response.headers.add(HeaderName.idempotencyWindow, String(remembered.components.seconds))
-                        return response
-                    case .replayed(let answer):
-                        var response = response(answer)
-                        response.headers.add(HeaderName.idempotentReplayed, "true")
-                        return response
-                    case .keyReused:
-                        return APIError(.idempotencyKeyReused,
-                                        "This Idempotency-Key was used for another request (its method, path, conditions or body differ) while it is remembered; use a new key for a new request.")
-                            .response(instance: instance)
-                    }
-                })
+        // The route's answer is rendered in the write's transaction, which records it; the
+        // loop only adds what says whether it was replayed.
+        let record: @Sendable (Value) -> RecordedAnswer = { recorded(answer($0)) }
+        let respond = keyedResponse(instance: request.http.path)
+        return .pending { reply in store.perform(write, remembering: remembered, answer: record) { reply.render($0, with: respond) } }
+    }
+
+    /// The answer to a write under a key: the recorded answer, with how long the key is
+    /// remembered or that it was replayed, or the refusal of a key used for another request.
+    static func keyedResponse(instance: String) -> @Sendable (IdempotentOutcome) -> HTTPResponse {
+        { outcome in
+            switch outcome {
+            case .performed(let answer, let remembered):
+                var response = response(answer)
+                // The seconds the profile remembers its keys as things stand (the window, or
+                // less while its keyed writes fill its cap faster); not recorded, since a
+                // replay says nothing about the profile's rate now.
+                response.headers.add(HeaderName.idempotencyWindow, String(remembered.components.seconds))
+                return response
+            case .replayed(let answer):
+                var response = response(answer)
+                response.headers.add(HeaderName.idempotentReplayed, "true")
+                return response
+            case .keyReused:
+                return APIError(.idempotencyKeyReused,
+                                "This Idempotency-Key was used for another request (its method, path, conditions or body differ) while it is remembered; use a new key for a new request.")
+                    .response(instance: instance)
             }
         }
     }

@@ -51,10 +51,11 @@ public struct APIRequest: Sendable {
 public enum APIResult: Sendable {
     case immediate(HTTPResponse)
     /// A store call made with a completion (``Store/perform(_:completion:)``): `start` runs on
-    /// the event loop and hands `reply` to the store, whose thread (SQLite's writer, a reader,
-    /// a PostgreSQL pool thread) calls it once with the response. This is the path of every
-    /// write: one hand-off there, one back, and no task.
-    case pending(@Sendable (_ reply: @escaping StoreCompletion<HTTPResponse>) -> Void)
+    /// the event loop and hands the store a completion that gives `reply` the store's value and
+    /// how to render it, once; the answer is rendered and finished on the event loop
+    /// (``PendingReply``). This is the path of every write: one hand-off there, one back, and
+    /// no task.
+    case pending(@Sendable (_ reply: PendingReply) -> Void)
     /// Work that awaits (the store's `async` reads, the console's and listing routes): run as
     /// a task. Not the path of writes; see `pending`.
     case deferred(@Sendable () async throws(StoreError) -> HTTPResponse)
@@ -62,9 +63,10 @@ public enum APIResult: Sendable {
 
 extension APIResult {
     /// A read answered on the event loop, before the handler returns, when the store reads
-    /// there (SQLite) and it is small (``LoopReading/performHere(_:)``); else from the store's own
-    /// thread that read it (a reader, a PostgreSQL pool thread), which also renders the answer.
-    /// No task either way.
+    /// there (SQLite) and it is small (``LoopReading/performOnCallingThread(_:)``); else read by the
+    /// store's own thread (a reader, a PostgreSQL pool thread) and rendered on the loop, but for
+    /// a read too large for the loop, which the large reader that read it renders. No task
+    /// either way.
     ///
     /// A read too large for the loop, asked for with `If-None-Match` or by `HEAD`, is answered
     /// from `version` alone when that is enough: a 304 when the tag matches, the head of the 200
@@ -73,17 +75,18 @@ extension APIResult {
                                          version: (read: StoreRead<Version>, request: HTTPRequest)? = nil,
                                          _ respond: @escaping @Sendable (Value) -> HTTPResponse) -> APIResult {
         .pending { reply in
-            guard let store = store as? any LoopReading else { return store.perform(read) { reply($0.map(respond)) } }
-            switch store.performHere(read) {
+            guard let store = store as? any LoopReading else { return store.perform(read) { reply.render($0, with: respond) } }
+            switch store.performOnCallingThread(read) {
             case .done(let result):
-                reply(result.map(respond))
+                reply.render(result, with: respond)
             case .tooLarge:
                 if let version, let answer = JSONResponse.fromVersion(version.read, of: store, for: version.request) {
-                    return reply(answer)
+                    return reply.rendered(answer)
                 }
-                store.performLarge(read) { reply($0.map(respond)) }
-            case .notHere:
-                store.performElsewhere(read) { reply($0.map(respond)) }
+                // Rendered by the large reader that read it, below the loop's priority.
+                store.performLarge(read) { reply.rendered($0.map(respond)) }
+            case .elsewhere:
+                store.performElsewhere(read) { reply.render($0, with: respond) }
             }
         }
     }

@@ -5,7 +5,7 @@ import NavPrefsCore
 ///
 /// The request path runs reads through ``Store/perform(_:completion:)``, which reads on the
 /// calling thread when the store can do so without waiting for another thread (SQLite: a
-/// connection kept for that, see ``TransactionalStore/readHere(snapshot:_:)``), and otherwise on
+/// connection kept for that, see ``TransactionalStore/readOnCallingThread(snapshot:_:)``), and otherwise on
 /// a reader's thread, with no task in between. The `async` reads of ``Store`` run the same
 /// values on the store's readers.
 public struct StoreRead<Value: Sendable>: Sendable {

@@ -49,11 +49,11 @@ public protocol TransactionalStore: LoopReading {
                                 completion: @escaping StoreCompletion<Value>)
 
     /// Runs `body` on the calling thread, if the store can without waiting for another thread
-    /// or a lock, and within the bytes that thread may read (``HereRead``); otherwise the
+    /// or a lock, and within the bytes that thread may read (``CallingThreadRead``); otherwise the
     /// caller reads with ``read(snapshot:_:completion:)``. For the event loop: SQLite reads a few
     /// rows of its own file in microseconds; a PostgreSQL read is a network round trip, so that
-    /// store answers `.notHere`.
-    func tryReadHere<Value: Sendable>(snapshot: Bool, _ body: (any StoreTransaction) throws -> Value) -> HereRead<Value>
+    /// store answers `.elsewhere`.
+    func tryReadOnCallingThread<Value: Sendable>(snapshot: Bool, _ body: (any StoreTransaction) throws -> Value) -> CallingThreadRead<Value>
 
     /// ``read(snapshot:_:completion:)`` where only the primary database may answer (see
     /// ``StoreRead/needsPrimary``); a store without standbys reads as always.
@@ -75,13 +75,13 @@ extension TransactionalStore {
     }
 
     /// No store reads on the caller's thread unless it says how.
-    public func tryReadHere<Value: Sendable>(snapshot: Bool, _ body: (any StoreTransaction) throws -> Value) -> HereRead<Value> {
-        .notHere
+    public func tryReadOnCallingThread<Value: Sendable>(snapshot: Bool, _ body: (any StoreTransaction) throws -> Value) -> CallingThreadRead<Value> {
+        .elsewhere
     }
 
-    /// ``tryReadHere(snapshot:_:)``'s value, or `nil` when the read belongs elsewhere.
-    public func readHere<Value: Sendable>(snapshot: Bool, _ body: (any StoreTransaction) throws -> Value) -> Result<Value, StoreError>? {
-        if case .done(let result) = tryReadHere(snapshot: snapshot, body) { return result }
+    /// ``tryReadOnCallingThread(snapshot:_:)``'s value, or `nil` when the read belongs elsewhere.
+    public func readOnCallingThread<Value: Sendable>(snapshot: Bool, _ body: (any StoreTransaction) throws -> Value) -> Result<Value, StoreError>? {
+        if case .done(let result) = tryReadOnCallingThread(snapshot: snapshot, body) { return result }
         return nil
     }
 
@@ -92,13 +92,13 @@ extension TransactionalStore {
     }
 
     public func perform<Value: Sendable>(_ read: StoreRead<Value>, completion: @escaping StoreCompletion<Value>) {
-        if let result = readHere(snapshot: read.snapshot, read.body) { return completion(result) }
+        if let result = readOnCallingThread(snapshot: read.snapshot, read.body) { return completion(result) }
         if read.needsPrimary { return readFromPrimary(snapshot: read.snapshot, read.body, completion: completion) }
         self.read(snapshot: read.snapshot, read.body, completion: completion)
     }
 
-    public func performHere<Value: Sendable>(_ read: StoreRead<Value>) -> HereRead<Value> {
-        tryReadHere(snapshot: read.snapshot, read.body)
+    public func performOnCallingThread<Value: Sendable>(_ read: StoreRead<Value>) -> CallingThreadRead<Value> {
+        tryReadOnCallingThread(snapshot: read.snapshot, read.body)
     }
 
     public func performElsewhere<Value: Sendable>(_ read: StoreRead<Value>, completion: @escaping StoreCompletion<Value>) {

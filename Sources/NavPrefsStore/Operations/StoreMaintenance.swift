@@ -24,7 +24,7 @@ public enum StoreMaintenance {
                   let claim = try transaction.claimEventID(of: profile, creating: false, touchingPreferences: false)
             else { continue }
             try transaction.run(.deleteSession, .text(profile.rawValue), .text(id.rawValue))
-            events.append(try Steps.log(.navigation(profile, session: id, action: "expire", version: Version(claim.eventID)),
+            events.append(try TransactionSteps.log(.navigation(profile, session: id, action: "expire", version: Version(claim.eventID)),
                                         id: claim.eventID, for: profile, in: transaction))
         }
         return events

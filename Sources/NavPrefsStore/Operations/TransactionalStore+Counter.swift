@@ -15,7 +15,7 @@ extension StoreWrite where Value == CounterChange {
             throw StoreError.internal(reason: "a profile created in this transaction is missing")
         }
         let range = operation.admissibleRange
-        // The counter is a view every profile has (see Steps.checkView): If-None-Match: * admits
+        // The counter is a view every profile has (see TransactionSteps.checkView): If-None-Match: * admits
         // only one never written, version 0.
         let versions: StatementValue = switch precondition {
         case .version(let versions)?: .integers(versions.map(\.rawValue))
@@ -30,10 +30,10 @@ extension StoreWrite where Value == CounterChange {
             .integer(claim.eventID), .integer(range.lowerBound), .integer(range.upperBound), versions, excluded, transaction.authorValue)
         else {
             throw refusal(operation, profile: profile, precondition: precondition,
-                          slot: try Steps.readSlot(WellKnownKey.counter, of: profile, in: transaction))
+                          slot: try TransactionSteps.readSlot(WellKnownKey.counter, of: profile, in: transaction))
         }
         let state = CounterState(profile: profile, counter: Counter(try row.int64(0)), version: Version(try row.int64(1)))
-        let logged = try Steps.log(.counter(operation, state), id: claim.eventID, for: profile, in: transaction)
+        let logged = try TransactionSteps.log(.counter(operation, state), id: claim.eventID, for: profile, in: transaction)
         return WriteOutcome(CounterChange(operation: operation, state: state, eventID: claim.eventID), events: [logged],
                             counterView: .committed(state))
     }
@@ -43,7 +43,7 @@ extension StoreWrite where Value == CounterChange {
     private static func refusal(_ operation: CounterOperation, profile: ProfileName, precondition: WritePrecondition?,
                                 slot: PreferenceSlot?) -> StoreError {
         let current = slot.map { CounterState(profile: profile, slot: $0) } ?? .fresh(profile)
-        if let precondition, !Steps.admitsView(precondition, current.version) {
+        if let precondition, !TransactionSteps.admitsView(precondition, current.version) {
             return .preconditionFailed(current: current.version)
         }
         return .counter(.outOfRange(current: current.counter.value, operation: operation))
@@ -54,7 +54,7 @@ extension StoreRead where Value == CounterState {
     /// ``Store/counter(of:)`` as a value.
     public static func counter(of profile: ProfileName) -> StoreRead {
         StoreRead(snapshot: false) { transaction in
-            guard let slot = try Steps.readSlot(WellKnownKey.counter, of: profile, in: transaction) else { return .fresh(profile) }
+            guard let slot = try TransactionSteps.readSlot(WellKnownKey.counter, of: profile, in: transaction) else { return .fresh(profile) }
             return CounterState(profile: profile, slot: slot)
         }
     }

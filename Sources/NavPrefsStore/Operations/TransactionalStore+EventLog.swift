@@ -8,7 +8,7 @@ extension TransactionalStore {
 
     /// The bounds as one statement reads them (a profile that does not exist: earliest 1, latest 0).
     public static func eventLogBounds(of profile: ProfileName, in transaction: any StoreTransaction) throws -> EventLogBounds {
-        try Steps.eventLogBounds(of: profile, in: transaction)
+        try TransactionSteps.eventLogBounds(of: profile, in: transaction)
     }
 }
 
@@ -29,7 +29,7 @@ extension StoreRead where Value == [LoggedEvent] {
     /// ``Store/events(of:after:limit:maxBytes:)`` as a value.
     public static func events(of profile: ProfileName, after id: Int64, limit: Int, maxBytes: Int?) -> StoreRead {
         StoreRead(snapshot: false, needsPrimary: true) { transaction in
-            try Steps.events(of: profile, after: id, limit: limit, maxBytes: maxBytes, in: transaction)
+            try TransactionSteps.events(of: profile, after: id, limit: limit, maxBytes: maxBytes, in: transaction)
         }
     }
 }

@@ -17,11 +17,14 @@ extension TransactionalStore {
     ///   throws ends the export.
     public func exportContent(_ header: TransferHeader, profilesPerPage: Int = 500, eventsPerPage: Int = 1_000,
                               to output: @escaping @Sendable (String) throws -> Void) async throws(StoreError) -> TransferCounts {
-        let attempts = LockedBox(0)
+        let attempts = SharedState(0)
         return try await read(snapshot: true) { transaction in
             // A store may run a read again on a new connection; lines already written cannot be taken back.
-            attempts.value += 1
-            guard attempts.value == 1 else {
+            let attempt = attempts.withLock { count in
+                count += 1
+                return count
+            }
+            guard attempt == 1 else {
                 throw StoreError.unavailable(reason: "the connection to the store was lost during the export; run it again")
             }
             var exporter = Exporter(transaction: transaction, output: output)
@@ -101,24 +104,24 @@ private struct Exporter {
         let defaultsVersion = try row.int64(3)
         let defaults = try transaction.rows(.registeredDefaults, .text(name.rawValue))
         if defaultsVersion > 0 || !defaults.isEmpty {
-            let values = JSONObject(try defaults.map { (try $0.text(0), try Steps.parse(try $0.text(1))) })
-            try emit(.defaults(profile: name, version: defaultsVersion, values: values, lastChange: try Steps.lastChange(row, at: 5)))
+            let values = JSONObject(try defaults.map { (try $0.text(0), try TransactionSteps.parse(try $0.text(1))) })
+            try emit(.defaults(profile: name, version: defaultsVersion, values: values, lastChange: try TransactionSteps.lastChange(row, at: 5)))
         }
         for row in try transaction.rows(.exportPreferences, .text(name.rawValue)) {
             let keyText = try row.text(0)
             guard let key = try? PreferenceKey(keyText) else { throw StoreError.corrupted(reason: "stored key '\(keyText)' of '\(name)'") }
             if let value = row.optionalText(1) {
-                try emit(.preference(profile: name, key: key, version: try row.int64(2), value: try Steps.parse(value),
-                                     lastChange: try Steps.lastChange(row, at: 3)))
+                try emit(.preference(profile: name, key: key, version: try row.int64(2), value: try TransactionSteps.parse(value),
+                                     lastChange: try TransactionSteps.lastChange(row, at: 3)))
             } else {
-                try emit(.tombstone(profile: name, key: key, version: try row.int64(2), lastChange: try Steps.lastChange(row, at: 3)))
+                try emit(.tombstone(profile: name, key: key, version: try row.int64(2), lastChange: try TransactionSteps.lastChange(row, at: 3)))
             }
         }
         for row in try transaction.rows(.exportSessions, .text(name.rawValue)) {
             let idText = try row.text(0)
             guard let id = try? SessionID(idText) else { throw StoreError.corrupted(reason: "session id '\(idText)' of '\(name)'") }
             try emit(.session(TransferSession(profile: name, id: id, version: try row.int64(2), createdSequence: try row.int64(3),
-                                              createdAt: try row.int64(4), state: try Steps.parse(try row.text(1)),
+                                              createdAt: try row.int64(4), state: try TransactionSteps.parse(try row.text(1)),
                                               label: row.optionalText(5), updatedAt: try row.int64(6))))
         }
         var after = try unreadableEventsEnd(of: name, eventsPerPage: eventsPerPage)
@@ -127,7 +130,7 @@ private struct Exporter {
             for row in page {
                 after = try row.int64(0)
                 try emit(.event(TransferEvent(profile: name, id: after, type: try row.text(1), createdAt: try row.int64(3),
-                                              data: try Steps.parse(try row.text(2)))))
+                                              data: try TransactionSteps.parse(try row.text(2)))))
             }
             if page.count < eventsPerPage { break }
         }

@@ -8,15 +8,15 @@ extension StoreWrite where Value == FontChange {
         StoreWrite(of: profile, growsStorage: false, boundedWork: true) { transaction, _ in
             let keys = [WellKnownKey.sliderValue, WellKnownKey.fontSize]
             guard let claim = try transaction.claimEventID(of: profile, creating: true, touchingPreferences: true),
-                  let slots = try Steps.readSlots(keys, of: profile, in: transaction)
+                  let slots = try TransactionSteps.readSlots(keys, of: profile, in: transaction)
             else { throw StoreError.internal(reason: "a profile created in this transaction is missing") }
-            try Steps.checkView(precondition, against: FontState(profile: profile, slider: slots[0], fontSize: slots[1]).version)
+            try TransactionSteps.checkView(precondition, against: FontState(profile: profile, slider: slots[0], fontSize: slots[1]).version)
             try transaction.run(.upsertPreferences, .text(profile.rawValue), .texts(keys.map(\.rawValue)),
                                 .texts([JSONValue.number(settings.sliderValue).jsonText, JSONValue.number(settings.fontSize).jsonText]),
                                 .integer(claim.eventID), transaction.authorValue)
             let state = FontState(profile: profile, settings: settings, version: Version(claim.eventID))
             // Exactly one refresh per accepted change (F-6), whatever the values were before.
-            let logged = try Steps.log(.refresh(state, changedKeys: keys), id: claim.eventID, for: profile, in: transaction)
+            let logged = try TransactionSteps.log(.refresh(state, changedKeys: keys), id: claim.eventID, for: profile, in: transaction)
             return WriteOutcome(FontChange(state: state, eventID: claim.eventID), events: [logged], counterView: .profileExists(profile))
         }
     }
@@ -27,7 +27,7 @@ extension StoreRead where Value == FontState {
     public static func font(of profile: ProfileName) -> StoreRead {
         StoreRead(snapshot: false) { transaction in
             let keys = [WellKnownKey.sliderValue, WellKnownKey.fontSize]
-            let slots = try Steps.readSlots(keys, of: profile, in: transaction) ?? keys.map(Steps.emptySlot)
+            let slots = try TransactionSteps.readSlots(keys, of: profile, in: transaction) ?? keys.map(TransactionSteps.emptySlot)
             return FontState(profile: profile, slider: slots[0], fontSize: slots[1])
         }
     }

@@ -25,14 +25,14 @@ extension StoreRead where Value == HistoryPage {
     /// and the log's bounds, from one snapshot.
     public static func history(of subject: String, of profile: ProfileName, before: Int64?, limit: Int, maxBytes: Int) -> StoreRead {
         StoreRead(snapshot: true) { transaction in
-            let log = try Steps.eventLogBounds(of: profile, in: transaction)
+            let log = try TransactionSteps.eventLogBounds(of: profile, in: transaction)
             let limit = max(1, limit)
             // One more than asked: whether an older page exists, without a second read. Entries
             // past the bytes come without their data.
             let rows = try transaction.rows(subject == HistorySubject.counter ? .counterHistoryBefore : .historyBefore,
                                             .text(profile.rawValue), .text(subject), .integer(before ?? .max),
                                             .integer(Int64(limit) + 1), .integer(Int64(maxBytes)))
-            let kept = try rows.prefix(limit).prefix { !$0.isNull(2) }.map { row in try Steps.loggedEvent(row, of: profile) }
+            let kept = try rows.prefix(limit).prefix { !$0.isNull(2) }.map { row in try TransactionSteps.loggedEvent(row, of: profile) }
             let next = rows.count > kept.count ? kept.last?.id : nil
             return HistoryPage(events: kept, next: next, log: log)
         }

@@ -63,7 +63,7 @@ enum IdempotencySteps {
         let status = try row.int64(1)
         // Claimed rows commit with their answer: a status of 0 was never committed by the store.
         guard (100...599).contains(status) else { throw StoreError.corrupted(reason: "an idempotency key without an answer") }
-        return .replayed(RecordedAnswer(status: Int(status), headers: try fields(Steps.parse(try row.text(2))), body: try row.text(3)))
+        return .replayed(RecordedAnswer(status: Int(status), headers: try fields(TransactionSteps.parse(try row.text(2))), body: try row.text(3)))
     }
 
     /// Stores the answer under the key claimed in this transaction.

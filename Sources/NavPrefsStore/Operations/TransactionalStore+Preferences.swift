@@ -10,16 +10,16 @@ extension StoreWrite where Value == PreferenceChange {
     /// - Throws: ``StoreError/invalidValue(_:)`` at once, for a value a well-known key's view cannot take.
     public static func setPreference(_ value: JSONValue, for key: PreferenceKey, of profile: ProfileName,
                                      if precondition: WritePrecondition?) throws(StoreError) -> StoreWrite {
-        let stored = try Steps.storedValue(value, for: key)
+        let stored = try TransactionSteps.storedValue(value, for: key)
         // Encoded here, where the write is made (off the event loop for a large body), not on
         // the store's one writer.
         let text = stored.jsonText
         return StoreWrite(of: profile, boundedWork: true) { transaction, limits in
             let limit = limits.maxPreferencesPerProfile
             guard let claim = try transaction.claimEventID(of: profile, creating: true, touchingPreferences: true),
-                  let before = try Steps.readSlot(key, of: profile, in: transaction)
+                  let before = try TransactionSteps.readSlot(key, of: profile, in: transaction)
             else { throw StoreError.internal(reason: "a profile created in this transaction is missing") }
-            try Steps.check(precondition, against: before.version)
+            try TransactionSteps.check(precondition, against: before.version)
             if before.stored == nil { try PreferenceSteps.checkRoom(for: 1, of: profile, limit: limit, in: transaction) }
             let after = try PreferenceSteps.store(stored, text: text, under: key, before: before, id: claim.eventID, of: profile,
                                                   in: transaction)
@@ -34,14 +34,14 @@ extension StoreWrite where Value == PreferenceChange {
         StoreWrite(of: profile, growsStorage: false, boundedWork: true) { transaction, limits in
             let kept = limits.keptTombstones
             // Removing what is not stored changes nothing and takes no event id (removeObject(forKey:)).
-            let seen = try Steps.readSlot(key, of: profile, in: transaction) ?? Steps.emptySlot(key)
-            try Steps.check(precondition, against: seen.version)
+            let seen = try TransactionSteps.readSlot(key, of: profile, in: transaction) ?? TransactionSteps.emptySlot(key)
+            try TransactionSteps.check(precondition, against: seen.version)
             guard seen.stored != nil else { return WriteOutcome(PreferenceChange(slot: seen, eventID: nil)) }
             // Something to remove: lock the profile, then read again (another write may have come first).
             guard let claim = try transaction.claimEventID(of: profile, creating: false, touchingPreferences: true),
-                  let before = try Steps.readSlot(key, of: profile, in: transaction)
+                  let before = try TransactionSteps.readSlot(key, of: profile, in: transaction)
             else { throw StoreError.preconditionFailed(current: nil) }
-            try Steps.check(precondition, against: before.version)
+            try TransactionSteps.check(precondition, against: before.version)
             guard before.stored != nil else { throw StoreError.preconditionFailed(current: before.version) }
             let after = try PreferenceSteps.remove(key, before: before, id: claim.eventID, kept: kept, of: profile, in: transaction)
             return WriteOutcome(PreferenceChange(slot: after.slot, eventID: claim.eventID), events: [after.event],
@@ -67,7 +67,7 @@ extension StoreWrite where Value == PreferencesChange {
         // the store's one writer. An object may merge into what the key holds, known there only.
         var updates: [(key: PreferenceKey, stored: JSONValue?, text: String?)] = []
         for change in changes {
-            let stored = try change.value.map { value throws(StoreError) in try Steps.storedValue(value, for: change.key) }
+            let stored = try change.value.map { value throws(StoreError) in try TransactionSteps.storedValue(value, for: change.key) }
             let text: String? = switch stored {
             case .object?, nil: nil
             case let value?: value.jsonText
@@ -80,15 +80,15 @@ extension StoreWrite where Value == PreferencesChange {
             // nobody wrote to it), read under the profile's lock.
             let versions = try transaction.firstRow(.profileVersionsForUpdate, .text(profile.rawValue))
             let versionBefore = try versions.map { Version(try $0.int64(1)) } ?? .initial
-            try Steps.checkView(precondition, against: versionBefore)
+            try TransactionSteps.checkView(precondition, against: versionBefore)
             let creating = updates.contains { $0.stored != nil }
             var before: [PreferenceKey: PreferenceSlot] = [:]
-            for slot in try Steps.readSlots(updates.map(\.key), of: profile, in: transaction) ?? [] { before[slot.key] = slot }
+            for slot in try TransactionSteps.readSlots(updates.map(\.key), of: profile, in: transaction) ?? [] { before[slot.key] = slot }
             let added = Set(updates.filter { $0.stored != nil && before[$0.key]?.stored == nil }.map(\.key))
             if !added.isEmpty { try PreferenceSteps.checkRoom(for: added.count, of: profile, limit: limit, in: transaction) }
             var events: [LoggedEvent] = [], changed: [PreferenceSlot] = [], changes: [PreferencesChange.KeyChange] = []
             for update in updates {
-                let slot = before[update.key] ?? Steps.emptySlot(update.key)
+                let slot = before[update.key] ?? TransactionSteps.emptySlot(update.key)
                 let merged = try update.stored.map { patch throws(StoreError) in
                     try PreferenceSteps.merge(patch, into: slot.value, of: update.key, maxValueBytes: maxValueBytes)
                 }
@@ -157,9 +157,9 @@ enum PreferenceSteps {
         let event = if let patched, WellKnownKey.view(of: key) == .none {
             ChangeEvent.mergedPreference(profile, key: key, patch: patched.patch, from: patched.from, version: Version(id))
         } else {
-            try Steps.event(forChangeOf: after, removed: false, profile: profile, in: transaction)
+            try TransactionSteps.event(forChangeOf: after, removed: false, profile: profile, in: transaction)
         }
-        return (after, try Steps.log(event, id: id, for: profile, in: transaction), text)
+        return (after, try TransactionSteps.log(event, id: id, for: profile, in: transaction), text)
     }
 
     /// Leaves a tombstone with version `id` under `key` and logs the event of the key's view.
@@ -170,8 +170,8 @@ enum PreferenceSteps {
         try transaction.run(.pruneTombstones, .text(profile.rawValue), .integer(Int64(kept)))
         let after = PreferenceSlot(key: key, stored: nil, removedAt: Version(id), registered: before.registered,
                                    defaultsVersion: before.defaultsVersion)
-        let event = try Steps.event(forChangeOf: after, removed: true, profile: profile, version: Version(id), in: transaction)
-        return (after, try Steps.log(event, id: id, for: profile, in: transaction))
+        let event = try TransactionSteps.event(forChangeOf: after, removed: true, profile: profile, version: Version(id), in: transaction)
+        return (after, try TransactionSteps.log(event, id: id, for: profile, in: transaction))
     }
 
     /// Refuses a write that would take the profile beyond `limit` stored keys.
@@ -196,17 +196,17 @@ enum PreferenceSteps {
         for row in try transaction.rows(.storedPreferences, .text(profile.rawValue)) {
             let name = try row.text(0)
             guard let key = try? PreferenceKey(name) else { throw StoreError.corrupted(reason: "stored key '\(name.prefix(80))'") }
-            stored[key] = PreferenceSlot.Stored(value: try Steps.parse(try row.text(1)), version: Version(try row.int64(2)))
+            stored[key] = PreferenceSlot.Stored(value: try TransactionSteps.parse(try row.text(1)), version: Version(try row.int64(2)))
         }
         return PreferenceSnapshot(profile: profile, stored: stored, registered: try registeredDefaults(of: profile, in: transaction),
                                   defaultsVersion: Version(try versions.int64(0)), version: Version(try versions.int64(1)),
-                                  defaultsChange: try Steps.lastChange(versions, at: 2))
+                                  defaultsChange: try TransactionSteps.lastChange(versions, at: 2))
     }
 
     /// The registered defaults of `profile`, in the order they were registered.
     static func registeredDefaults(of profile: ProfileName, in transaction: any StoreTransaction) throws -> JSONObject {
         JSONObject(try transaction.rows(.registeredDefaults, .text(profile.rawValue)).map { row in
-            (try row.text(0), try Steps.parse(try row.text(1)))
+            (try row.text(0), try TransactionSteps.parse(try row.text(1)))
         })
     }
 }
@@ -224,7 +224,7 @@ extension StoreRead where Value == PreferenceSlot {
     /// ``Store/preference(_:of:)`` as a value: one statement.
     public static func preference(_ key: PreferenceKey, of profile: ProfileName) -> StoreRead {
         StoreRead(snapshot: false) { transaction in
-            try Steps.readSlot(key, of: profile, in: transaction) ?? Steps.emptySlot(key)
+            try TransactionSteps.readSlot(key, of: profile, in: transaction) ?? TransactionSteps.emptySlot(key)
         }
     }
 }
@@ -255,13 +255,13 @@ extension StoreWrite where Value == DefaultsChange {
         for member in defaults {
             guard let key = try? PreferenceKey(member.key) else { throw .internal(reason: "an invalid key reached the store") }
             // Defaults of well-known keys must keep their views working too; null (merging) removes.
-            values.append((key, member.value == .null ? .null : try Steps.storedValue(member.value, for: key)))
+            values.append((key, member.value == .null ? .null : try TransactionSteps.storedValue(member.value, for: key)))
         }
         return StoreWrite(of: profile) { [values] transaction, _ in
             guard let claim = try transaction.claimEventID(of: profile, creating: true, touchingPreferences: true) else {
                 throw StoreError.internal(reason: "a profile created in this transaction is missing")
             }
-            try Steps.checkView(precondition, against: claim.defaultsVersion)
+            try TransactionSteps.checkView(precondition, against: claim.defaultsVersion)
             var registered = merging ? try PreferenceSteps.registeredDefaults(of: profile, in: transaction) : JSONObject()
             for member in values {
                 let current = merging ? registered[member.key.rawValue] : nil
@@ -279,7 +279,7 @@ extension StoreWrite where Value == DefaultsChange {
             let event: ChangeEvent = merging
                 ? .changedDefaults(profile, JSONObject(values.map { ($0.key.rawValue, registered[$0.key.rawValue] ?? .null) }), version: state.version)
                 : .defaults(profile, registered, version: state.version)
-            let logged = try Steps.log(event, id: claim.eventID, for: profile, in: transaction)
+            let logged = try TransactionSteps.log(event, id: claim.eventID, for: profile, in: transaction)
             // The counter may read its default now (or no longer): caches read it afresh.
             return WriteOutcome(DefaultsChange(state: state, eventID: claim.eventID), events: [logged], counterView: .invalidated(profile))
         }

@@ -28,7 +28,7 @@ extension StoreWrite where Value == SessionChange<Void> {
                                      createdAt: try times?.int64(0) ?? 0, updatedAt: try times?.int64(1) ?? 0)
             var details: JSONObject = ["stack": SessionSteps.ids(of: session)]
             if let label { details["label"] = .string(label) }  // so that mirrors list it as its client named it
-            let logged = try Steps.log(.navigation(profile, session: id, action: "create", details: details, version: state.version),
+            let logged = try TransactionSteps.log(.navigation(profile, session: id, action: "create", details: details, version: state.version),
                                        id: claim.eventID, for: profile, in: transaction)
             return WriteOutcome(SessionChange(state: state, result: (), eventID: claim.eventID), events: [logged],
                                 counterView: .profileExists(profile))
@@ -47,7 +47,7 @@ extension StoreWrite {
                 // A condition on a session that does not exist fails as a condition (RFC 9110 §13.1.1).
                 throw precondition != nil ? StoreError.preconditionFailed(current: nil) : StoreError.sessionNotFound(id)
             }
-            try Steps.check(precondition, against: before.version)
+            try TransactionSteps.check(precondition, against: before.version)
             var session = before.session
             let outcome: SessionEdit<Result>
             do throws(NavigationError) {
@@ -67,7 +67,7 @@ extension StoreWrite {
             let state = SessionState(profile: profile, id: id, session: session, version: Version(claim.eventID),
                                      label: row?.optionalText(0), createdAt: try row?.int64(1) ?? before.createdAt,
                                      updatedAt: try row?.int64(2) ?? before.updatedAt)
-            let logged = try Steps.log(.navigation(profile, session: id, action: event.action, details: event.details, version: state.version),
+            let logged = try TransactionSteps.log(.navigation(profile, session: id, action: event.action, details: event.details, version: state.version),
                                        id: claim.eventID, for: profile, in: transaction)
             return WriteOutcome(SessionChange(state: state, result: outcome.result, eventID: claim.eventID), events: [logged])
         }
@@ -81,12 +81,12 @@ extension StoreWrite where Value == Int64 {
             guard let row = try transaction.firstRow(.sessionVersionForUpdate, .text(profile.rawValue), .text(id.rawValue)) else {
                 throw precondition != nil ? StoreError.preconditionFailed(current: nil) : StoreError.sessionNotFound(id)
             }
-            try Steps.check(precondition, against: Version(try row.int64(0)))
+            try TransactionSteps.check(precondition, against: Version(try row.int64(0)))
             guard let claim = try transaction.claimEventID(of: profile, creating: false, touchingPreferences: false) else {
                 throw StoreError.profileNotFound(profile)
             }
             try transaction.run(.deleteSession, .text(profile.rawValue), .text(id.rawValue))
-            let logged = try Steps.log(.navigation(profile, session: id, action: "delete", version: Version(claim.eventID)),
+            let logged = try TransactionSteps.log(.navigation(profile, session: id, action: "delete", version: Version(claim.eventID)),
                                        id: claim.eventID, for: profile, in: transaction)
             return WriteOutcome(claim.eventID, events: [logged])
         }
@@ -102,7 +102,7 @@ enum SessionSteps {
         else { return nil }
         let session: NavigationSession
         do {
-            session = try NavigationSession(json: Steps.parse(try row.text(0)))
+            session = try NavigationSession(json: TransactionSteps.parse(try row.text(0)))
         } catch let error as NavigationDecodingError {
             throw StoreError.corrupted(reason: "session '\(id)' of '\(profile)' does not decode: \(error)")
         }

@@ -8,7 +8,7 @@ extension StoreRead where Value == ProfileState {
         // moves the profile's last event id in the transaction that makes it, so the id read
         // here is exactly the newest change the rest of the read includes.
         StoreRead(snapshot: true) { transaction in
-            let bounds = try Steps.eventLogBounds(of: profile, in: transaction)
+            let bounds = try TransactionSteps.eventLogBounds(of: profile, in: transaction)
             let preferences = try PreferenceSteps.snapshot(of: profile, in: transaction)
             let wellKnown = [WellKnownKey.counter, WellKnownKey.sliderValue, WellKnownKey.fontSize]
             var keys = Set(preferences.stored.keys).union(wellKnown)
@@ -16,10 +16,10 @@ extension StoreRead where Value == ProfileState {
                 if let key = try? PreferenceKey(name) { keys.insert(key) }
             }
             let ordered = keys.sorted { $0.rawValue < $1.rawValue }
-            let slots = try Steps.readSlots(ordered, of: profile, in: transaction) ?? ordered.map(Steps.emptySlot)
+            let slots = try TransactionSteps.readSlots(ordered, of: profile, in: transaction) ?? ordered.map(TransactionSteps.emptySlot)
             var byKey: [PreferenceKey: PreferenceSlot] = [:]
             for slot in slots { byKey[slot.key] = slot }
-            let slot = { (key: PreferenceKey) in byKey[key] ?? Steps.emptySlot(key) }
+            let slot = { (key: PreferenceKey) in byKey[key] ?? TransactionSteps.emptySlot(key) }
             let (slider, size) = (slot(WellKnownKey.sliderValue), slot(WellKnownKey.fontSize))
             return ProfileState(
                 profile: profile, lastEventID: bounds.latest, preferences: preferences,

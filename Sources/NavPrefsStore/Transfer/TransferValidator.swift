@@ -162,7 +162,7 @@ public struct TransferValidator {
     /// A well-known key's value must be in the form its view reads (`numIndex` an integer
     /// string...): otherwise the counter statement would fail on it later.
     private func checkStoredForm(_ value: JSONValue, of key: PreferenceKey, _ line: Int) throws(TransferError) {
-        guard let stored = try? Steps.storedValue(value, for: key), stored == value else {
+        guard let stored = try? TransactionSteps.storedValue(value, for: key), stored == value else {
             throw TransferError(line: line, "'\(key)' holds \(value.jsonText.prefix(60)), which its view cannot read")
         }
     }

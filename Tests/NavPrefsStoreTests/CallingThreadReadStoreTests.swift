@@ -6,11 +6,11 @@ import Testing
 @testable import NavPrefsSQLite
 import StoreTestSupport
 
-/// Reads on the caller's thread (``TransactionalStore/readHere(snapshot:_:)``), the event loop's
+/// Reads on the caller's thread (``TransactionalStore/readOnCallingThread(snapshot:_:)``), the event loop's
 /// path of a read: SQLite reads there on a connection of its own and never waits; every store
 /// answers the same through ``Store/perform(_:completion:)`` whichever thread reads.
 @Suite("Store reads on the caller's thread")
-struct ReadHereStoreTests {
+struct CallingThreadReadStoreTests {
     @Test("SQLite reads on the calling thread, before perform returns, and sees every acknowledged write")
     func sqliteReadsHere() async throws {
         try await withSQLiteStore { store, _ in
@@ -33,9 +33,9 @@ struct ReadHereStoreTests {
         try await withSQLiteStore { store, _ in
             _ = try await store.apply(.increment(.one), toCounterOf: profile("ana"), if: nil)
             let nested = Mutex<Result<CounterState, StoreError>??>(nil)
-            let outer = store.readHere(snapshot: false) { _ in
+            let outer = store.readOnCallingThread(snapshot: false) { _ in
                 // The connection is held here: a second read on it must not wait for itself.
-                nested.withLock { $0 = store.readHere(snapshot: false) { _ in CounterState.fresh(profile("ana")) } }
+                nested.withLock { $0 = store.readOnCallingThread(snapshot: false) { _ in CounterState.fresh(profile("ana")) } }
                 return 1
             }
             #expect(try outer?.get() == 1)
@@ -43,7 +43,7 @@ struct ReadHereStoreTests {
             // perform falls back to a reader in that case, answering the same from another thread.
             let caller = pthread_self()
             let answered = Mutex<(PreferenceSlot, Bool)?>(nil)
-            let outerAgain = store.readHere(snapshot: false) { _ in
+            let outerAgain = store.readOnCallingThread(snapshot: false) { _ in
                 store.perform(.preference(WellKnownKey.counter, of: profile("ana"))) { result in
                     if case .success(let slot) = result { answered.withLock { $0 = (slot, pthread_equal(pthread_self(), caller) != 0) } }
                 }
@@ -84,7 +84,7 @@ struct ReadHereStoreTests {
         defer { database.remove() }
         let store = try SQLiteStore.started(.init(path: database.path))
         await store.close()
-        #expect(store.readHere(snapshot: false) { _ in 1 } == nil)
+        #expect(store.readOnCallingThread(snapshot: false) { _ in 1 } == nil)
         await #expect(throws: StoreError.closed) {
             try await awaitCompletion { completion in store.perform(.font(of: profile("ana")), completion: completion) }
         }

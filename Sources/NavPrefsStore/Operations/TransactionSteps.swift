@@ -3,7 +3,7 @@ import NavPrefsJSON
 
 /// The steps operations share, over any dialect's transaction: reading slots, logging events,
 /// checking preconditions, and deciding which event a change logs.
-package enum Steps {
+package enum TransactionSteps {
     /// The bounds of a profile's event log as one statement reads them (a profile that does not
     /// exist: earliest 1, latest 0).
     package static func eventLogBounds(of profile: ProfileName, in transaction: any StoreTransaction) throws -> EventLogBounds {

@@ -8,7 +8,8 @@ import NavPrefsStore
 /// is read; what it decided travels to ``handle(_:responder:)`` as the request's admission context
 /// (``Admitted``).
 extension NavPrefsAPI {
-    enum Gate {
+    /// What the checks of a request's head came to, before admission tells the transport.
+    enum AdmissionCheck {
         /// Admitted so far, with the device the write names (``DeviceName``), if it names one.
         case pass(Route, parameters: [String], Authenticator.Decision, device: DeviceName?)
         /// Refused, with the route template for the log (`-` when none matched).
@@ -20,7 +21,7 @@ extension NavPrefsAPI {
     /// set cost more, on every request.)
     private static func isHostExempt(_ path: String) -> Bool { path == "/healthz" || path == "/readyz" }
 
-    func gate(_ head: HTTPRequestHead) -> Gate {
+    func checkAdmission(_ head: HTTPRequestHead) -> AdmissionCheck {
         // RFC 6454 §7.3: at most one Origin; with two, which one a check reads decides the answer.
         if head.headers.count(of: HeaderName.origin) > 1 {
             let error = APIError(.invalidOrigin, "A request carries at most one Origin field (RFC 6454 §7.3).")
@@ -119,7 +120,7 @@ extension NavPrefsAPI {
     /// as their admission context. An uncached token is looked up first, the connection suspended.
     public func admit(_ head: HTTPRequestHead) -> HTTPAdmission {
         let requestID = RequestID.take(from: head.headers)
-        switch gate(head) {
+        switch checkAdmission(head) {
         case .refuse(let response, let template):
             return .answer(finish(response, head, route: template, requestID))
         case .pass(let route, let parameters, let decision, let device):

@@ -1,0 +1,74 @@
+package import Foundation
+
+// The one way the stores and the API run blocking work on a thread of its own: a worker thread
+// with a setup its starter waits for (``startWorkerThread(name:exited:setup:run:)``), fed by a
+// ``JobQueue``; a one-off blocking call awaited from a task (``runOffThePool(_:)``,
+// ``waitOffThePool(_:)``), which keeps the task pool's few threads free meanwhile.
+
+/// Starts a named thread that first runs `setup` (reporting its error back to the caller, who
+/// waits for it), then `run`, and signals `exited` once the state `setup` made is released
+/// (for SQLite: once the connection is closed).
+package func startWorkerThread<State>(
+    name: String,
+    exited: DispatchSemaphore,
+    setup: @escaping @Sendable () throws -> State,
+    run: @escaping @Sendable (State) -> Void
+) throws {
+    let ready = DispatchSemaphore(value: 0)
+    let failure = SharedState<(any Error)?>(nil)
+    let thread = Thread {
+        defer { exited.signal() }
+        let state: State
+        do {
+            state = try setup()
+        } catch {
+            failure.withLock { $0 = error }
+            ready.signal()
+            return
+        }
+        ready.signal()
+        run(state)
+    }
+    thread.name = name
+    thread.start()
+    ready.wait()
+    if let error = failure.withLock({ $0 }) { throw error }
+}
+
+/// Runs blocking `body` (joining worker threads, waiting for a queue to drain) on a thread of its
+/// own, so that the caller's cooperative-pool thread, one of only as many as there are cores,
+/// stays free for other tasks meanwhile.
+package func waitOffThePool(_ body: @escaping @Sendable () -> Void) async {
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        let thread = Thread {
+            body()
+            continuation.resume()
+        }
+        thread.name = "store-close"
+        thread.start()
+    }
+}
+
+/// Runs blocking `body` (opening a database, migrating it) on a thread of its own and returns
+/// its value, keeping the caller's cooperative-pool thread free meanwhile.
+package func runOffThePool<Value: Sendable>(_ body: @escaping @Sendable () throws -> Value) async throws -> Value {
+    let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Value, any Error>, Never>) in
+        let thread = Thread { continuation.resume(returning: Result { try body() }) }
+        thread.name = "store-open"
+        thread.start()
+    }
+    return try result.get()
+}
+
+/// Gives the calling thread a lower scheduling priority (nice 5) than the process' others, for
+/// threads whose work may take long (large reads): the event loop and the store's writer then
+/// get a core as soon as they wake. Linux keeps a nice value per thread, and `setpriority` with
+/// 0 sets the calling thread's.
+///
+/// A thread created by such a thread inherits its nice value, and libdispatch creates the
+/// threads of Swift's task pool from whichever thread enqueues a task when the pool grows: a
+/// thread lowered here must start no thread or task and resume no continuation (an awaited
+/// read's, the in-memory transport's answer), or the pool may keep a thread at nice 5 for good.
+package func lowerThreadPriority() {
+    _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 5)
+}
