@@ -2,10 +2,13 @@
 # Runs the Swift test suites where memory and thread safety matter under a sanitizer: C interop
 # (libmicrohttpd, SQLite, jansson, OpenSSL), pointers, callbacks from C threads, locks.
 #
-#   scripts/sanitizers.sh address [build|test]   AddressSanitizer with LeakSanitizer
-#   scripts/sanitizers.sh thread  [build|test]   ThreadSanitizer
+#   scripts/sanitizers.sh address [build|test] [--timed|--untimed REGEX]   AddressSanitizer with LeakSanitizer
+#   scripts/sanitizers.sh thread  [build|test] [--timed|--untimed REGEX]   ThreadSanitizer
 #
-# `build` only builds, `test` only runs what was built; neither: both. Each sanitizer builds in
+# `build` only builds, `test` only runs what was built; neither: both. `--timed REGEX` runs only
+# the suites that REGEX names (those that bound a wall-clock time: scripts/test runs them with
+# nothing else on the machine), `--untimed REGEX` every other one (they take the load of steps
+# beside them); the two parts together are the whole run. Each sanitizer builds in
 # a scratch directory of its own (.build-asan, .build-tsan) so that its artefacts never mix
 # with the debug build's in .build. Every process of the run (the test runner and the navprefs
 # children it starts) writes its reports to one directory; the run passes only when the tests
@@ -24,10 +27,16 @@ cd "$root"
 
 kind=${1:-}
 phase=${2:-all}
+part=all
+case "${3:-}" in
+  --timed | --untimed) part=${3#--}; part_suites=${4:?"$3 needs a regular expression of suites"} ;;
+  "") ;;
+  *) echo "usage: scripts/sanitizers.sh address|thread [build|test] [--timed|--untimed REGEX]" >&2; exit 2 ;;
+esac
 case "$kind" in
   address) scratch=.build-asan; name=AddressSanitizer ;;
   thread) scratch=.build-tsan; name=ThreadSanitizer ;;
-  *) echo "usage: scripts/sanitizers.sh address|thread [build|test]" >&2; exit 2 ;;
+  *) echo "usage: scripts/sanitizers.sh address|thread [build|test] [--timed|--untimed REGEX]" >&2; exit 2 ;;
 esac
 filter=${NAVPREFS_SANITIZER_FILTER:-'^(MicroHTTPServerTests|NavPrefsHTTPAPITests|NavPrefsStoreTests|NavPrefsJSONTests)\.'}
 # With the default suites the build leaves out the targets none of them needs (Package.swift,
@@ -38,6 +47,13 @@ else
   scratch=$scratch-all
 fi
 skip=${NAVPREFS_SANITIZER_SKIP-FoundationFidelityTests}
+# The same test matches REGEX in both parts (anywhere in its name, as `swift test --filter` and
+# `--skip` match): the timed part is the filter's tests that REGEX also matches (a lookahead),
+# the untimed part skips them.
+case "$part" in
+  timed) filter="(?=.*($part_suites))($filter)" ;;
+  untimed) skip="${skip:+$skip|}$part_suites" ;;
+esac
 flags=(--sanitize="$kind" --scratch-path "$scratch")
 
 if [ "$phase" = all ] || [ "$phase" = build ]; then
@@ -60,13 +76,15 @@ case "$kind" in
     ;;
 esac
 
-log=$scratch/sanitizer-test.log
+log=$scratch/sanitizer-test-$part.log
 status=0
 # PostgreSQL has its own step in scripts/test; here the store suites run on SQLite only.
 (unset NAVPREFS_TEST_POSTGRES_URL; swift test --skip-build "${flags[@]}" --no-parallel --filter "$filter" ${skip:+--skip "$skip"}) >"$log" 2>&1 || status=$?
 grep -E '^(✘|✔ Test run|error:)' "$log" || true
 passed=true
 grep -q '^✔ Test run with .* passed' "$log" && ! grep -q '^✘' "$log" || passed=false
+# A filter that selects nothing passes vacuously: a part must run at least one test.
+if grep -q '^✔ Test run with 0 tests' "$log"; then echo "$name: no test matched ($filter)" >&2; passed=false; fi
 found=$(find "$reports" -type f | sort)
 if [ -n "$found" ]; then
   echo "$name reports ($(echo "$found" | wc -l) processes):" >&2
