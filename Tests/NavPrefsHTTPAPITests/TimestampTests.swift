@@ -1,10 +1,11 @@
 import Foundation
+import NavPrefsCore
 @testable import NavPrefsHTTPAPI
 import Testing
 
-/// The log's timestamps: the calendar is computed in Swift, and Foundation's Gregorian calendar
-/// in UTC is the oracle.
-@Suite("Logger: RFC 3339 timestamps against Foundation's calendar")
+/// The API's and the log's timestamps (`Timestamp.rfc3339`, computed in Swift): Foundation's
+/// Gregorian calendar in UTC is the oracle.
+@Suite("Timestamps: RFC 3339 against Foundation's calendar")
 struct TimestampTests {
     static func foundation(_ seconds: Int) -> (Int, Int, Int, Int, Int, Int) {
         var calendar = Calendar(identifier: .gregorian)
@@ -15,8 +16,11 @@ struct TimestampTests {
     }
 
     static func swift(_ seconds: Int) -> (Int, Int, Int, Int, Int, Int) {
-        let parts = TimestampFormatter.utc(seconds)
-        return (parts.year, parts.month, parts.day, parts.hour, parts.minute, parts.second)
+        // `2026-11-30T05:03:30.000Z`, read back field by field.
+        let text = Timestamp.rfc3339(milliseconds: Int64(seconds) * 1000)
+        let fields = text.split(whereSeparator: { "-T:.Z".contains($0) }).compactMap { Int($0) }
+        guard fields.count == 7 else { return (0, 0, 0, 0, 0, -1) }
+        return (fields[0], fields[1], fields[2], fields[3], fields[4], fields[5])
     }
 
     @Test("the edges: the epoch, leap days (2000, 2024; none in 2100), a year's last second, before 1970",

@@ -174,29 +174,11 @@ final class TimestampFormatter: Sendable {
     private func prefix(forSecond second: Int) -> String {
         cached.withLock { cached -> String in
             if cached.second == second { return cached.prefix }
-            let parts = Self.utc(second)
-            let prefix = "\(parts.year)-\(Self.pad(parts.month, 2))-\(Self.pad(parts.day, 2))T"
-                + "\(Self.pad(parts.hour, 2)):\(Self.pad(parts.minute, 2)):\(Self.pad(parts.second, 2))."
+            // The API's own RFC 3339 writer, without the milliseconds and the zone ("000Z").
+            let prefix = String(Timestamp.rfc3339(milliseconds: Int64(second) * 1000).dropLast(4))
             cached = (second, prefix)
             return prefix
         }
-    }
-
-    /// The UTC calendar date and time of `seconds` since 1970, in Swift (Howard Hinnant's
-    /// `civil_from_days`): C's `gmtime_r` fills a `tm`, whose time-zone field is a C pointer.
-    static func utc(_ seconds: Int) -> (year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int) {
-        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400  // rounded down
-        let secondOfDay = seconds - days * 86_400
-        let shifted = days + 719_468  // days since 0000-03-01: leap days fall at the end of a year
-        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
-        let dayOfEra = shifted - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthFromMarch = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthFromMarch + 2) / 5 + 1
-        let month = monthFromMarch < 10 ? monthFromMarch + 3 : monthFromMarch - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        return (year, month, day, secondOfDay / 3_600, secondOfDay % 3_600 / 60, secondOfDay % 60)
     }
 
     private static func pad(_ value: Int, _ width: Int) -> String {
