@@ -84,14 +84,18 @@ public struct HTTPRequest: Sendable {
 public struct HTTPRequestHead: Sendable {
     /// Safety (`@unchecked Sendable`): a box is changed only while uniquely referenced (see
     /// `fields`'s accessors); once shared it is never changed, so threads only read it.
+    ///
+    /// Why `@exclusivity(unchecked)`: the same rule makes two overlapping accesses impossible (a
+    /// change needs the only reference), so the run-time check of each read proves nothing; a
+    /// GET reads the fields about 20 times, and the checks were 1.2 % of its CPU (perf, main 98a31fb).
     private final class Fields: @unchecked Sendable {
-        var method: String
-        var path: String
-        var rawPath: String
-        var query: [(name: String, value: String?)]
-        var headers: HTTPHeaders
-        var remoteAddress: String?
-        var receivedAt: ContinuousClock.Instant
+        @exclusivity(unchecked) var method: String
+        @exclusivity(unchecked) var path: String
+        @exclusivity(unchecked) var rawPath: String
+        @exclusivity(unchecked) var query: [(name: String, value: String?)]
+        @exclusivity(unchecked) var headers: HTTPHeaders
+        @exclusivity(unchecked) var remoteAddress: String?
+        @exclusivity(unchecked) var receivedAt: ContinuousClock.Instant
 
         init(method: String, path: String, rawPath: String, query: [(name: String, value: String?)], headers: HTTPHeaders,
              remoteAddress: String?, receivedAt: ContinuousClock.Instant) {

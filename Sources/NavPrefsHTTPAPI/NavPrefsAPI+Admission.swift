@@ -86,8 +86,10 @@ extension NavPrefsAPI {
     }
 
     private func repeatedFieldRefusal(_ head: HTTPRequestHead) -> HTTPResponse? {
-        guard let name = Self.singleValueFields.first(where: { head.headers.count(of: $0) > 1 }) else { return nil }
-        let error = APIError(.repeatedHeaderField, "\(name) was sent \(head.headers.values(for: name).count) times; send it once.",
+        // The fields are read once here, not once for each name.
+        let headers = head.headers
+        guard let name = Self.singleValueFields.first(where: { headers.count(of: $0) > 1 }) else { return nil }
+        let error = APIError(.repeatedHeaderField, "\(name) was sent \(headers.values(for: name).count) times; send it once.",
                              extensions: ["field": .string(name)])
         return error.response(instance: head.path)
     }
