@@ -278,6 +278,32 @@ struct AuthAPITests {
         await store.close()
     }
 
+    @Test("two token lists read at once: the older, taken in last, does not turn the open mode back on")
+    func staleListTakenInLast() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("navprefs-auth-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = SQLiteStore(.init(path: directory.appendingPathComponent("auth.sqlite").path))
+        try store.start()
+        let authenticator = Authenticator(store: store, alwaysRequired: false)
+        await authenticator.refresh()
+        #expect(!authenticator.isRequired)
+        // The periodic look starts reading (empty), the first token is made elsewhere (the
+        // command line), a second read sees it and is taken in first.
+        let olderRead = ContinuousClock.now
+        let made = try #require(AccessToken.make(profile: nil, label: "admin", now: 1))
+        try await store.createToken(made.record)
+        #expect(authenticator.learn(existing: [made.record.id], listedAt: ContinuousClock.now), "the first token appeared")
+        #expect(authenticator.isRequired)
+        #expect(!authenticator.learn(existing: [], listedAt: olderRead))
+        #expect(authenticator.isRequired, "a list read before the newest one taken in reopened the API")
+        // A newer list still counts: the token revoked elsewhere, the open mode again.
+        #expect(try await store.revokeToken(id: made.record.id))
+        #expect(!authenticator.learn(existing: [], listedAt: ContinuousClock.now))
+        #expect(!authenticator.isRequired)
+        await store.close()
+    }
+
     @Test("a token made here while the token list is read stays valid, and keeps authentication on")
     func tokenMadeDuringRefresh() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("navprefs-auth-\(UUID().uuidString)")

@@ -73,6 +73,9 @@ final class Authenticator: Sendable {
     private struct State {
         var tokens: [String: Cached] = [:]
         var hasTokens = false
+        /// When the newest token list taken in was read: a list read before it (a slow read
+        /// that finished late) says less than what was taken in already.
+        var listedAt: ContinuousClock.Instant?
         var streamKey: String?
 
         /// Caches what the token `id` is (`nil`: revoked), first dropping stale entries once the
@@ -126,10 +129,14 @@ final class Authenticator: Sendable {
     /// where none did. What this instance learnt after `listedAt` (a token made here while the
     /// list was read) is newer than the list and stays: else a token made during a refresh read
     /// as revoked for ``cacheTTL``, and the first token made during one turned the open mode on
-    /// again.
+    /// again. A list read before one taken in already is dropped: two reads overlap (the
+    /// periodic look and a refresh asked for), and the older finishing last turned the open mode
+    /// back on after the newer had seen the first token (CI, main 981fb6f).
     func learn(existing ids: Set<String>, listedAt: ContinuousClock.Instant) -> Bool {
         let now = ContinuousClock.now
         return state.withLock { state in
+            if let newest = state.listedAt, listedAt < newest { return false }
+            state.listedAt = listedAt
             let learntSince = state.tokens.values.contains { $0.record != nil && $0.fetched >= listedAt }
             let appeared = !state.hasTokens && !ids.isEmpty
             state.hasTokens = !ids.isEmpty || learntSince
