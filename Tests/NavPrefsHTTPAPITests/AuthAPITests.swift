@@ -266,80 +266,78 @@ struct AuthAPITests {
 
     @Test("beyond loopback without --allow-unauthenticated, tokens are needed even before one exists")
     func alwaysRequired() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("navprefs-auth-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let store = SQLiteStore(.init(path: directory.appendingPathComponent("auth.sqlite").path))
-        try store.start()
-        let authenticator = Authenticator(store: store, alwaysRequired: true)
-        await authenticator.refresh()
-        #expect(authenticator.isRequired)
-        #expect(!authenticator.hasTokens)
-        await store.close()
+        try await withAuthenticator(alwaysRequired: true) { _, authenticator in
+            #expect(authenticator.isRequired)
+            #expect(!authenticator.hasTokens)
+        }
     }
 
     @Test("two token lists read at once: the older, taken in last, does not turn the open mode back on")
     func staleListTakenInLast() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("navprefs-auth-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let store = SQLiteStore(.init(path: directory.appendingPathComponent("auth.sqlite").path))
-        try store.start()
-        let authenticator = Authenticator(store: store, alwaysRequired: false)
-        await authenticator.refresh()
-        #expect(!authenticator.isRequired)
-        // The periodic look starts reading (empty), the first token is made elsewhere (the
-        // command line), a second read sees it and is taken in first.
-        let olderRead = ContinuousClock.now
-        let made = try #require(AccessToken.make(profile: nil, label: "admin", now: 1))
-        try await store.createToken(made.record)
-        #expect(authenticator.learn(existing: [made.record.id], listedAt: ContinuousClock.now), "the first token appeared")
-        #expect(authenticator.isRequired)
-        #expect(!authenticator.learn(existing: [], listedAt: olderRead))
-        #expect(authenticator.isRequired, "a list read before the newest one taken in reopened the API")
-        // A newer list still counts: the token revoked elsewhere, the open mode again.
-        #expect(try await store.revokeToken(id: made.record.id))
-        #expect(!authenticator.learn(existing: [], listedAt: ContinuousClock.now))
-        #expect(!authenticator.isRequired)
-        await store.close()
+        try await withAuthenticator(alwaysRequired: false) { store, authenticator in
+            #expect(!authenticator.isRequired)
+            // The periodic look starts reading (empty), the first token is made elsewhere (the
+            // command line), a second read sees it and is taken in first.
+            let olderRead = ContinuousClock.now
+            let made = try #require(AccessToken.make(profile: nil, label: "admin", now: 1))
+            try await store.createToken(made.record)
+            #expect(authenticator.learn(existing: [made.record.id], listedAt: ContinuousClock.now), "the first token appeared")
+            #expect(authenticator.isRequired)
+            #expect(!authenticator.learn(existing: [], listedAt: olderRead))
+            #expect(authenticator.isRequired, "a list read before the newest one taken in reopened the API")
+            // A newer list still counts: the token revoked elsewhere, the open mode again.
+            #expect(try await store.revokeToken(id: made.record.id))
+            #expect(!authenticator.learn(existing: [], listedAt: ContinuousClock.now))
+            #expect(!authenticator.isRequired)
+        }
     }
 
     @Test("a token made here while the token list is read stays valid, and keeps authentication on")
     func tokenMadeDuringRefresh() async throws {
+        try await withAuthenticator(alwaysRequired: false) { store, authenticator in
+            #expect(!authenticator.isRequired)
+            func verdict(_ token: String) async throws -> Int {
+                let head = HTTPRequestHead(method: "GET", path: "/v1/profiles/ana/counter",
+                                           headers: HTTPHeaders([("Authorization", "Bearer " + token)]), rawPath: "/v1/profiles/ana/counter")
+                let decision = authenticator.decide(.profile, profile: "ana", head: head)
+                switch decision {
+                case .allow: return 200
+                case .deny(let error): return error.type.status
+                case .check(let look):
+                    switch try await look() {
+                    case .allow: return 200
+                    case .deny(let error): return error.type.status
+                    }
+                }
+            }
+            // The refresh's list is read before the token exists, and taken in after it was made.
+            let listedBefore = ContinuousClock.now
+            let made = try #require(AccessToken.make(profile: try ProfileName("ana"), label: "phone", now: 1))
+            try await store.createToken(made.record)
+            authenticator.created(made.record)
+            #expect(!authenticator.learn(existing: [], listedAt: listedBefore))
+            #expect(authenticator.isRequired, "the open mode came back with a stale empty list")
+            #expect(try await verdict(made.token) == 200, "the token made during the refresh read as revoked")
+            #expect(try await verdict(Self.unknownToken) == 401)
+            // A list read after the token was made, without it: revoked elsewhere, forgotten here.
+            #expect(!authenticator.learn(existing: [], listedAt: ContinuousClock.now))
+            #expect(try await verdict(made.token) == 401)
+        }
+    }
+    /// An authenticator over a SQLite store of its own in a temporary directory, after its
+    /// first look at the token list; the store is closed and the directory removed afterwards.
+    func withAuthenticator(alwaysRequired: Bool, _ body: (SQLiteStore, Authenticator) async throws -> Void) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("navprefs-auth-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = SQLiteStore(.init(path: directory.appendingPathComponent("auth.sqlite").path))
         try store.start()
-        let authenticator = Authenticator(store: store, alwaysRequired: false)
+        let authenticator = Authenticator(store: store, alwaysRequired: alwaysRequired)
         await authenticator.refresh()
-        #expect(!authenticator.isRequired)
-        func verdict(_ token: String) async throws -> Int {
-            let head = HTTPRequestHead(method: "GET", path: "/v1/profiles/ana/counter",
-                                       headers: HTTPHeaders([("Authorization", "Bearer " + token)]), rawPath: "/v1/profiles/ana/counter")
-            let decision = authenticator.decide(.profile, profile: "ana", head: head)
-            switch decision {
-            case .allow: return 200
-            case .deny(let error): return error.type.status
-            case .check(let look):
-                switch try await look() {
-                case .allow: return 200
-                case .deny(let error): return error.type.status
-                }
-            }
+        do { try await body(store, authenticator) } catch {
+            await store.close()
+            throw error
         }
-        // The refresh's list is read before the token exists, and taken in after it was made.
-        let listedBefore = ContinuousClock.now
-        let made = try #require(AccessToken.make(profile: try ProfileName("ana"), label: "phone", now: 1))
-        try await store.createToken(made.record)
-        authenticator.created(made.record)
-        #expect(!authenticator.learn(existing: [], listedAt: listedBefore))
-        #expect(authenticator.isRequired, "the open mode came back with a stale empty list")
-        #expect(try await verdict(made.token) == 200, "the token made during the refresh read as revoked")
-        #expect(try await verdict(Self.unknownToken) == 401)
-        // A list read after the token was made, without it: revoked elsewhere, forgotten here.
-        #expect(!authenticator.learn(existing: [], listedAt: ContinuousClock.now))
-        #expect(try await verdict(made.token) == 401)
         await store.close()
     }
 }
