@@ -30,7 +30,13 @@ public final class HTTPServer: Sendable {
     let core: ServerCore
     private let lifecycle = Mutex(Lifecycle.idle)
     private let boundPort = Atomic<Int>(0)
-    private let loopThreadID = Mutex<(@Sendable () -> Int32)?>(nil)
+    /// How to read the loop thread's id, in a box: a closure kept directly in a `Mutex` gains
+    /// two reabstraction thunks at every `withLock { $0 }`, without bound (see `WALSyncer`).
+    private final class ThreadIDReader: Sendable {
+        let read: @Sendable () -> Int32
+        init(_ read: @escaping @Sendable () -> Int32) { self.read = read }
+    }
+    private let loopThreadID = Mutex<ThreadIDReader?>(nil)
 
     /// - Parameter messageLog: receives libmicrohttpd's own messages (errors such as a client
     ///   that went away mid-answer); by default they are dropped.
@@ -47,7 +53,7 @@ public final class HTTPServer: Sendable {
             let loop = try EventLoop(core: core)
             loop.start()
             boundPort.store(loop.port, ordering: .releasing)
-            loopThreadID.withLock { $0 = { loop.threadID.load(ordering: .acquiring) } }
+            loopThreadID.withLock { $0 = ThreadIDReader { loop.threadID.load(ordering: .acquiring) } }
             lifecycle = .running(loop)
         }
     }
@@ -105,8 +111,8 @@ public final class HTTPServer: Sendable {
 
     /// The kernel thread id of the event-loop thread, for measuring its CPU use; `nil` before start.
     public var eventLoopThreadID: Int32? {
-        guard let read = loopThreadID.withLock({ $0 }) else { return nil }
-        let id = read()
+        guard let reader = loopThreadID.withLock({ $0 }) else { return nil }
+        let id = reader.read()
         return id == 0 ? nil : id
     }
 
