@@ -15,6 +15,8 @@ public final class NavPrefsApp: Sendable {
     public let configuration: Configuration
     public let logger: Logger
     public let store: any Store
+    /// The same database's access tokens and shared secrets (``TokenStore``).
+    public let tokens: any TokenStore
     public let server: HTTPServer
     public let api: NavPrefsAPI
     /// Requested by a signal (``ShutdownSignal/installHandlers(for:)``) or by ``shutdown()``.
@@ -31,6 +33,7 @@ public final class NavPrefsApp: Sendable {
         let chosen = StoreChoice.store(for: configuration)
         let store = chosen.store
         self.store = store
+        tokens = store
         // A SIGTERM while PostgreSQL does not answer stops the start at once (libpq's connect
         // blocks a thread until its timeout).
         if let postgres = store as? PostgresStore { shutdown.whenRequested { postgres.abandonConnecting() } }
@@ -47,7 +50,7 @@ public final class NavPrefsApp: Sendable {
         options.eventLogMaxBytes = configuration.eventRetentionBytes
         options.loopBodyBytes = configuration.loopBodyBytes
         if case .sqlite = configuration.database { options.loopReadBytes = configuration.loopReadBytes }
-        api = NavPrefsAPI(store: store, counterCache: chosen.counterCache, turns: chosen.turns, logger: logger, options: options)
+        api = NavPrefsAPI(store: store, tokens: store, counterCache: chosen.counterCache, turns: chosen.turns, logger: logger, options: options)
         var serverConfiguration = ServerConfiguration(
             host: configuration.host,
             port: configuration.port,
@@ -125,7 +128,7 @@ enum StoreChoice {
     /// when it has them. `access`: the service's, or a command's (which runs one reader thread
     /// or connection).
     static func store(for configuration: Configuration, access: StoreAccess = .service)
-        -> (store: any Store, counterCache: (any CounterCacheReading)?, turns: (any TurnWriting)?) {
+        -> (store: any TransactionalStore, counterCache: (any CounterCacheReading)?, turns: (any TurnWriting)?) {
         var limits = StoreLimits(idempotencyWindow: .seconds(configuration.idempotencyWindowSeconds),
                                  sessionIdleExpiry: .seconds(configuration.sessionIdleExpirySeconds))
         limits.profileQuotaBytes = configuration.profileQuotaBytes

@@ -99,7 +99,7 @@ enum TokenCommand {
         }
     }
 
-    private static func create(scope: ProfileName?, label: String, in store: any Store) async -> Int32 {
+    private static func create(scope: ProfileName?, label: String, in store: any TokenStore) async -> Int32 {
         guard let made = AccessToken.make(profile: scope, label: label, now: Int64(Date().timeIntervalSince1970 * 1000)) else {
             return fail("cannot make a random token", status: 1)
         }
@@ -113,7 +113,7 @@ enum TokenCommand {
         return 0
     }
 
-    private static func list(_ store: any Store) async -> Int32 {
+    private static func list(_ store: any TokenStore) async -> Int32 {
         do {
             for token in try await store.tokens() {
                 let created = AccessToken.timestamp(milliseconds: token.createdAt)
@@ -127,7 +127,7 @@ enum TokenCommand {
         }
     }
 
-    private static func revoke(_ id: String?, in store: any Store) async -> Int32 {
+    private static func revoke(_ id: String?, in store: any TokenStore) async -> Int32 {
         guard let id else { return fail("name the token to revoke: navprefs tokens revoke ID") }
         do {
             guard try await store.revokeToken(id: id) else { return fail("no token has the id '\(id)'", status: 1) }

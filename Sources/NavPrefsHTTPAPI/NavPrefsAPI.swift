@@ -79,7 +79,9 @@ public final class NavPrefsAPI: HTTPHandler {
     ///   (SQLite); `nil` reads every counter from the store.
     /// - Parameter turns: runs light writes on the event loop in its turns, when the store can
     ///   (SQLite); `nil` hands every write to the store's own threads.
-    public init(store: any Store, counterCache: (any CounterCacheReading)? = nil, turns: (any TurnWriting)? = nil, logger: Logger,
+    /// - Parameter tokens: where access tokens and the stream tokens' signing key are kept (the
+    ///   same database as `store`, its other face).
+    public init(store: any Store, tokens: any TokenStore, counterCache: (any CounterCacheReading)? = nil, turns: (any TurnWriting)? = nil, logger: Logger,
                 options: Options = Options()) {
         self.logger = logger
         self.turns = turns
@@ -91,7 +93,7 @@ public final class NavPrefsAPI: HTTPHandler {
             maxSubscribers: options.maxSubscribers, maxSubscribersPerAddress: options.maxSubscribersPerAddress,
             heartbeat: options.sseHeartbeat, retry: options.sseRetry))
         let limits = PreferenceLimits()
-        let authenticator = Authenticator(store: store, alwaysRequired: options.alwaysRequireTokens, streamSecret: options.streamSecret,
+        let authenticator = Authenticator(store: tokens, alwaysRequired: options.alwaysRequireTokens, streamSecret: options.streamSecret,
                                           tokensAppeared: { [hub] in hub.endStreamsOpenedWithoutToken() })
         self.authenticator = authenticator
         router = Router([
@@ -109,7 +111,7 @@ public final class NavPrefsAPI: HTTPHandler {
             StackRoutes(write: SessionWrite(store: store)),
             SessionEditRoutes(write: SessionWrite(store: store)),
             NavigationBarRoutes(store: store, write: SessionWrite(store: store)),
-            TokenRoutes(store: store, authenticator: authenticator, endStreams: { [hub] id in hub.endStreams(issuedBy: id) }),
+            TokenRoutes(store: tokens, authenticator: authenticator, endStreams: { [hub] id in hub.endStreams(issuedBy: id) }),
             ProfileListRoutes(store: store),
             ConsoleRoutes(),
         ])

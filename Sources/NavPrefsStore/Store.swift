@@ -10,7 +10,10 @@ public import NavPrefsCore
 ///
 /// Lifecycle: an initializer only records options; ``start()`` opens the database and starts
 /// the store's threads; ``close()`` stops them.
-public protocol Store: TokenStore {
+///
+/// Access tokens and shared secrets are not profile data and have their own face,
+/// ``TokenStore``, which both stores also provide: authentication is handed that one.
+public protocol Store: Sendable {
     /// What the store found worth an operator's attention while starting (a database file
     /// readable by others, tightened), for the start-up log.
     var startNotices: [String] { get }

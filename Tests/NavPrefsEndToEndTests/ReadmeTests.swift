@@ -123,7 +123,7 @@ struct ReadmeTests {
         let scratch = try Scratch()
         defer { scratch.remove() }
         let store = SQLiteStore(.init(path: scratch.path("routes.sqlite")))
-        let api = NavPrefsAPI(store: store, logger: Logger(level: .error))
+        let api = NavPrefsAPI(store: store, tokens: store, logger: Logger(level: .error))
         await store.close()
         return Set(api.routeTable.flatMap { route in route.methods.map { "\($0) \(route.template)" } })
     }

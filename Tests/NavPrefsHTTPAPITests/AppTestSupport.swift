@@ -97,7 +97,7 @@ extension TestApp {
         guard let made = AccessToken.make(profile: try profile.map(ProfileName.init), label: label, now: 1) else {
             throw TestClientError.malformed("no random bytes for a token")
         }
-        try await app.store.createToken(made.record)
+        try await app.tokens.createToken(made.record)
         await app.api.startAuthentication()
         return (made.token, made.record.id)
     }

@@ -33,7 +33,7 @@ struct AuthAPITests {
             return try #require(try response.json()["token"] as? String)
         }
         let first = try #require(AccessToken.make(profile: nil, label: "ops", now: 1))
-        try await app.app.store.createToken(first.record)
+        try await app.app.tokens.createToken(first.record)
         await app.app.api.startAuthentication()  // as the refresh every few seconds would
         let admin = first.token
         // The first token turns authentication on: the others need it.
@@ -257,7 +257,7 @@ struct AuthAPITests {
         try await withApp { app in
             #expect(try await app.request("GET", "/v1/profiles/default/counter").status == 200)
             let made = try #require(AccessToken.make(profile: nil, label: "cli", now: 0))
-            try await app.app.store.createToken(made.record)
+            try await app.app.tokens.createToken(made.record)
             await app.app.api.startAuthentication()
             #expect(try await app.request("GET", "/v1/profiles/default/counter").status == 401)
             #expect(try await app.request("GET", "/v1/profiles/default/counter", headers: [("Authorization", "Bearer " + made.token)]).status == 200)

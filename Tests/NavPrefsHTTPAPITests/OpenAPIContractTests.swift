@@ -43,7 +43,7 @@ struct OpenAPIContractTests {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = SQLiteStore(.init(path: directory.appendingPathComponent("db.sqlite").path))
-        let api = NavPrefsAPI(store: store, logger: Logger(level: .error))
+        let api = NavPrefsAPI(store: store, tokens: store, logger: Logger(level: .error))
         let operations = Set(api.routeTable.flatMap { route in route.methods.map { "\($0) \(route.template)" } })
         await store.close()
         return operations

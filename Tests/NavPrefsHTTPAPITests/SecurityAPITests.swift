@@ -213,7 +213,7 @@ struct SecurityAPITests {
 
             // As `navprefs tokens create` does: a row in the database, nothing said to the server.
             let made = try #require(AccessToken.make(profile: nil, label: "cli", now: 1))
-            try await app.app.store.createToken(made.record)
+            try await app.app.tokens.createToken(made.record)
             let created = ContinuousClock.now
             for stream in [plain, byStreamToken] {
                 let seen = try await stream.messages { $0.event == "revoked" }
@@ -243,7 +243,7 @@ struct SecurityAPITests {
             let genuine = try #require(try issued.json()["token"] as? String)
             #expect(try await SSEClient.open(port: app.port, path: "/v1/profiles/ana/events?access_token=\(genuine)").head.status == 200)
             // What someone who can read the database file can make.
-            let stored = try await app.app.store.secret(named: Authenticator.streamKeyName, candidate: "unused")
+            let stored = try await app.app.tokens.secret(named: Authenticator.streamKeyName, candidate: "unused")
             let expiry = Int64(Date().timeIntervalSince1970) + 600
             let forged = StreamToken.make(profile: try ProfileName("ana"), issuer: ana.id, expiry: expiry, key: stored)
             #expect(try await SSEClient.open(port: app.port, path: "/v1/profiles/ana/events?access_token=\(forged)").head.status == 401)

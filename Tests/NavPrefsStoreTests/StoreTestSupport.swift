@@ -77,7 +77,7 @@ struct TestDatabase: Sendable {
     }
 
     /// Opens (starts) a store on this database.
-    func open(_ settings: StoreSettings = StoreSettings()) throws -> any Store {
+    func open(_ settings: StoreSettings = StoreSettings()) throws -> any TransactionalStore {
         var limits = StoreLimits(maxPreferencesPerProfile: settings.maxPreferencesPerProfile, maxSessionsPerProfile: settings.maxSessionsPerProfile,
                                  idempotencyWindow: settings.idempotencyWindow, sessionIdleExpiry: settings.sessionIdleExpiry)
         limits.maxIdempotencyKeysPerToken = settings.maxIdempotencyKeysPerToken
@@ -88,7 +88,7 @@ struct TestDatabase: Sendable {
             limits: limits,
             retention: EventRetention(count: settings.eventRetentionCount, age: settings.eventRetentionAge),
             pruneInterval: settings.pruneInterval)
-        let store: any Store
+        let store: any TransactionalStore
         switch kind {
         case .sqlite:
             var options = SQLiteStore.Options(path: path, durability: settings.durability, policy: policy)
@@ -134,12 +134,12 @@ struct TestDatabase: Sendable {
 @discardableResult
 func withStore<T>(
     _ kind: StoreKind, _ settings: StoreSettings = StoreSettings(),
-    _ body: (any Store, TestDatabase) async throws -> T
+    _ body: (any TransactionalStore, TestDatabase) async throws -> T
 ) async throws -> T {
     // Creating, migrating and dropping a PostgreSQL database block for tens of milliseconds:
     // on threads of their own, so that parallel tests keep the cooperative pool.
     let database = try await onOwnThread { try TestDatabase(kind) }
-    let store: any Store
+    let store: any TransactionalStore
     do {
         store = try await onOwnThread { try database.open(settings) }
     } catch {

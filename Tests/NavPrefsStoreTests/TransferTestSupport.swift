@@ -13,7 +13,7 @@ enum TransferFixture {
     /// Every kind of record: counters, values of every JSON type (a string holding NUL, numbers
     /// that must stay 1 and 1.0, objects whose members are not in byte order), a tombstone, defaults, font settings, sessions edited and one
     /// deleted, tokens, a secret, and profile names whose byte order differs from a locale's.
-    static func populate(_ store: any Store) async throws {
+    static func populate(_ store: any TransactionalStore) async throws {
         let ana = profile("ana")
         _ = try await store.apply(.increment(step(5)), toCounterOf: ana, if: nil)
         _ = try await store.apply(.decrement(.one), toCounterOf: ana, if: nil)

@@ -27,9 +27,6 @@ enum CommandStore {
             if let refusal = probe.refusal(for: access, database: database) { throw CommandFailure(.databaseUnusable, refusal) }
         }
         let store = StoreChoice.store(for: configuration, access: access).store
-        guard let transactional = store as? any TransactionalStore else {
-            throw CommandFailure(.failure, "the store for \(database) cannot run commands")
-        }
         do {
             try await runOffThePool { try store.start() }
         } catch let error as StoreError {
@@ -38,7 +35,7 @@ enum CommandStore {
         } catch {
             throw CommandFailure(.failure, "cannot open \(database): \(error)")
         }
-        return transactional
+        return store
     }
 
     /// A store error's reason without the "storage unavailable: " prefix its description has.

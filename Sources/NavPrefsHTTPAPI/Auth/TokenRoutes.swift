@@ -20,7 +20,7 @@ import NavPrefsStore
 /// and Origin checks) cannot make the only admin token and lock the owner out. From then on
 /// only an admin token may use `/v1/admin`.
 struct TokenRoutes: RouteCollection {
-    let store: any Store
+    let store: any TokenStore
     let authenticator: Authenticator
     /// Ends the event streams a revoked token opened (on this instance; others notice within
     /// ``Authenticator/cacheTTL``).

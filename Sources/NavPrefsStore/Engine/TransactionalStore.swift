@@ -3,7 +3,7 @@ public import NavPrefsCore
 /// A ``Store`` that runs the one store algorithm (the `Operations` folder) on transactions of its
 /// SQL dialect. A dialect target provides how to run a read and a write on its connections; every
 /// operation of ``Store`` is then written once, in the extensions of this protocol.
-public protocol TransactionalStore: LoopReading {
+public protocol TransactionalStore: LoopReading, TokenStore {
     /// Bounds the algorithm enforces.
     var limits: StoreLimits { get }
 
