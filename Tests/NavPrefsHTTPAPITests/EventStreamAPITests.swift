@@ -299,7 +299,7 @@ struct EventStreamAPITests {
             ])
             #expect(preflight.status == 204)
             #expect(preflight.header("Access-Control-Allow-Origin") == "http://other.example")
-            #expect(preflight.header("Access-Control-Allow-Methods") == "GET, HEAD, PUT")
+            #expect(preflight.header("Access-Control-Allow-Methods") == "DELETE, GET, HEAD, PUT")
             #expect(preflight.header("Access-Control-Allow-Headers")?.contains("If-Match") == true)
             #expect(try await app.request("OPTIONS", "/v1/profiles/ana/font").status == 405, "not a preflight")
         }

@@ -3,7 +3,7 @@ import NavPrefsCore
 import NavPrefsJSON
 import NavPrefsStore
 
-/// The font settings of seed 001, semantics F-1..F-7: `GET`/`PUT /v1/profiles/{profile}/font`.
+/// The font settings of seed 001, semantics F-1..F-7: `GET`/`PUT`/`DELETE /v1/profiles/{profile}/font`.
 /// A typed view over the `sliderValuekey` and `fontSizekey` preferences; every accepted change
 /// logs exactly one `refresh` event (the seed's `doRefreshNotification`).
 struct FontRoutes: RouteCollection {
@@ -15,6 +15,7 @@ struct FontRoutes: RouteCollection {
         [
             Route(.get, Self.resource, .profile, .reads, read),
             Route(.put, Self.resource, .profile, .writes, write),
+            Route(.delete, Self.resource, .profile, .writes, reset),
             // Who changed the font settings (both keys: ``KeyHistory``).
             Route(.get, Self.resource + "/history", .profile, .reads) { [store] request throws(APIError) in
                 try KeyHistory.read(request, of: HistorySubject.font, store: store)
@@ -45,11 +46,24 @@ struct FontRoutes: RouteCollection {
                                         "maximum": .number(FontSettings.sliderRange.upperBound)])
         }
         let precondition = ETag.writePrecondition(from: request.http.headers)
-        return try IdempotentWrites.run(request, profile: profile, store: store, .font(settings, of: profile, if: precondition)) { change in
-            var body = Self.body(change.state)
-            body.add("eventId", change.eventID)
-            return JSONResponse.make(body, version: change.state.version)
-        }
+        return try IdempotentWrites.run(request, profile: profile, store: store, .font(settings, of: profile, if: precondition),
+                                        answer: Self.answer)
+    }
+
+    /// `removeObject(forKey:)` for both keys: what a fresh install reads (or the registered
+    /// defaults), one `refresh`.
+    private func reset(_ request: APIRequest) throws(APIError) -> APIResult {
+        let profile = try request.profile()
+        let precondition = ETag.writePrecondition(from: request.http.headers)
+        return try IdempotentWrites.run(request, profile: profile, store: store, .resetFont(of: profile, if: precondition),
+                                        answer: Self.answer)
+    }
+
+    /// A write's answer: the settings after it and its refresh event's id.
+    private static func answer(_ change: FontChange) -> HTTPResponse {
+        var body = Self.body(change.state)
+        body.add("eventId", change.eventID)
+        return JSONResponse.make(body, version: change.state.version)
     }
 
     private static func body(_ state: FontState) -> JSONObjectBuilder {

@@ -22,6 +22,34 @@ extension StoreWrite where Value == FontChange {
     }
 }
 
+extension StoreWrite where Value == FontChange {
+    /// Both font keys' stored values removed in one transaction (`removeObject(forKey:)` for
+    /// each: a registered default shows again, P-6), logging exactly one `refresh` that names
+    /// both as removed. Like a slider change (F-6), an accepted reset logs its refresh whatever
+    /// the keys held before, so every screen re-reads what it shows: the seed's view then reads
+    /// slider 0 and size 17 (F-3, F-5).
+    public static func resetFont(of profile: ProfileName, if precondition: WritePrecondition?) -> StoreWrite {
+        StoreWrite(of: profile, growsStorage: false, boundedWork: true) { transaction, limits in
+            let keys = [WellKnownKey.sliderValue, WellKnownKey.fontSize]
+            guard let claim = try transaction.claimEventID(of: profile, creating: true, touchingPreferences: true),
+                  let before = try TransactionSteps.readSlots(keys, of: profile, in: transaction)
+            else { throw StoreError.internal(reason: "a profile created in this transaction is missing") }
+            try TransactionSteps.checkView(precondition, against: FontState(profile: profile, slider: before[0], fontSize: before[1]).version)
+            try transaction.run(.tombstonePreferences, .text(profile.rawValue), .texts(keys.map(\.rawValue)), .integer(claim.eventID),
+                                transaction.authorValue)
+            try transaction.run(.pruneTombstones, .text(profile.rawValue), .integer(Int64(limits.keptTombstones)))
+            let after = before.map { slot in
+                PreferenceSlot(key: slot.key, stored: nil, removedAt: Version(claim.eventID), registered: slot.registered,
+                               defaultsVersion: slot.defaultsVersion)
+            }
+            let state = FontState(profile: profile, slider: after[0], fontSize: after[1])
+            let logged = try TransactionSteps.log(.refresh(state, changedKeys: keys, removedKeys: keys), id: claim.eventID,
+                                                  for: profile, in: transaction)
+            return WriteOutcome(FontChange(state: state, eventID: claim.eventID), events: [logged], counterView: .profileExists(profile))
+        }
+    }
+}
+
 extension StoreRead where Value == FontState {
     /// ``Store/font(of:)`` as a value: both keys in one statement.
     public static func font(of profile: ProfileName) -> StoreRead {
