@@ -67,6 +67,26 @@ struct AuthorTests {
         #expect(ChangeEvent.defaults(try ProfileName("ana"), [:], version: Version(1)).subject == nil)
     }
 
+    @Test("an authored counter event's text, extended with the author's written text, is its authored payload written by JSONWriter")
+    func authoredCounterText() throws {
+        let state = CounterState(profile: try ProfileName("ana"), counter: Counter(-3), version: Version(12))
+        let authors = [ChangeAuthor(token: nil, label: nil, device: nil), ChangeAuthor(token: nil, label: nil, device: "Ana\u{2019}s \"tv\"\\"),
+                       ChangeAuthor(token: "94571c6fefa3", label: "ops\n", device: "kitchen-ipad")]
+        for author in authors {
+            for operation in [CounterOperation.increment(.one), .decrement(try CounterStep(5)), .reset, .set(-3)] {
+                let event = ChangeEvent.counter(operation, state)
+                let extended = event.authored(by: author, writtenAs: author.json.jsonText)
+                #expect(extended.data == JSONValue.object(extended.payload).jsonText, "\(operation) by \(author)")
+                #expect(extended.data == event.authored(by: author).data)
+                #expect(extended.payload["author"] == author.json)
+            }
+        }
+        // A payload that names an author already is written again, with the new one in its place.
+        let first = ChangeEvent.counter(.reset, state).authored(by: authors[0])
+        let again = first.authored(by: authors[2], writtenAs: authors[2].json.jsonText)
+        #expect(again.data == JSONValue.object(again.payload).jsonText && again.payload["author"] == authors[2].json)
+    }
+
     /// Foundation's ISO 8601 formatter is the oracle, over times from 1970 to 9999: a stride
     /// whose step is no round number, so that the milliseconds, seconds and days all vary.
     @Test("times are written as Foundation's ISO 8601 formatter writes them")

@@ -24,14 +24,18 @@ public protocol StoreTransaction {
     /// changes, in its events and beside its values. `nil` for writes nobody named an author of
     /// (the store's own, such as a session's idle expiry).
     var author: ChangeAuthor? { get }
+
+    /// ``author`` as JSON text, as its events and the values it stores record it.
+    var authorText: String? { get }
 }
 
 extension StoreTransaction {
     /// A dialect's transaction names no author; ``AuthoredTransaction`` does.
     public var author: ChangeAuthor? { nil }
+    public var authorText: String? { author?.json.jsonText }
 
     /// ``author`` as the store keeps it beside a value: its JSON text, or NULL.
-    var authorValue: StatementValue { author.map { .text($0.json.jsonText) } ?? .null }
+    var authorValue: StatementValue { authorText.map(StatementValue.text) ?? .null }
 
     /// Runs `statement`, discarding its rows.
     public func run(_ statement: StoreStatement, _ values: StatementValue...) throws {

@@ -58,8 +58,10 @@ extension StoreWrite {
     /// with the same weight, and in the event loop's turn when the write may run there.
     public func by(_ author: ChangeAuthor) -> StoreWrite {
         let steps = self.steps
+        // Written once per request, not per statement that binds it.
+        let text = author.json.jsonText
         var authored = StoreWrite(of: profile, growsStorage: growsStorage, boundedWork: boundedWork) { transaction, limits in
-            try steps(AuthoredTransaction(base: transaction, author: author), limits)
+            try steps(AuthoredTransaction(base: transaction, author: author, authorText: text), limits)
         }
         authored.weight = weight
         return authored
@@ -71,6 +73,7 @@ extension StoreWrite {
 struct AuthoredTransaction: StoreTransaction {
     let base: any StoreTransaction
     let author: ChangeAuthor?
+    let authorText: String?
 
     func rows(_ statement: StoreStatement, _ values: [StatementValue]) throws -> [StoreRow] {
         try base.rows(statement, values)

@@ -55,7 +55,7 @@ package enum TransactionSteps {
     /// for the feed once the transaction commits.
     package static func log(_ event: ChangeEvent, id: Int64, for profile: ProfileName, in transaction: any StoreTransaction) throws
         -> LoggedEvent {
-        let event = transaction.author.map { event.authored(by: $0) } ?? event
+        let event = transaction.author.map { event.authored(by: $0, writtenAs: transaction.authorText) } ?? event
         let data = event.data
         let row = try transaction.firstRow(.appendEvent, .text(profile.rawValue), .integer(id), .text(event.type.rawValue), .text(data),
                                            event.subject.map(StatementValue.text) ?? .null)
