@@ -6,11 +6,8 @@ extension StoreWrite where Value == FontChange {
     /// ``Store/setFont(_:of:if:)`` as a value.
     public static func font(_ settings: FontSettings, of profile: ProfileName, if precondition: WritePrecondition?) -> StoreWrite {
         StoreWrite(of: profile, growsStorage: false, boundedWork: true) { transaction, _ in
-            let keys = [WellKnownKey.sliderValue, WellKnownKey.fontSize]
-            guard let claim = try transaction.claimEventID(of: profile, creating: true, touchingPreferences: true),
-                  let slots = try TransactionSteps.readSlots(keys, of: profile, in: transaction)
-            else { throw StoreError.internal(reason: "a profile created in this transaction is missing") }
-            try TransactionSteps.checkView(precondition, against: FontState(profile: profile, slider: slots[0], fontSize: slots[1]).version)
+            let (claim, _) = try claimFontView(of: profile, if: precondition, in: transaction)
+            let keys = fontKeys
             try transaction.run(.upsertPreferences, .text(profile.rawValue), .texts(keys.map(\.rawValue)),
                                 .texts([JSONValue.number(settings.sliderValue).jsonText, JSONValue.number(settings.fontSize).jsonText]),
                                 .integer(claim.eventID), transaction.authorValue)
@@ -20,9 +17,7 @@ extension StoreWrite where Value == FontChange {
             return WriteOutcome(FontChange(state: state, eventID: claim.eventID), events: [logged], counterView: .profileExists(profile))
         }
     }
-}
 
-extension StoreWrite where Value == FontChange {
     /// Both font keys' stored values removed in one transaction (`removeObject(forKey:)` for
     /// each: a registered default shows again, P-6), logging exactly one `refresh` that names
     /// both as removed. Like a slider change (F-6), an accepted reset logs its refresh whatever
@@ -30,11 +25,8 @@ extension StoreWrite where Value == FontChange {
     /// slider 0 and size 17 (F-3, F-5).
     public static func resetFont(of profile: ProfileName, if precondition: WritePrecondition?) -> StoreWrite {
         StoreWrite(of: profile, growsStorage: false, boundedWork: true) { transaction, limits in
-            let keys = [WellKnownKey.sliderValue, WellKnownKey.fontSize]
-            guard let claim = try transaction.claimEventID(of: profile, creating: true, touchingPreferences: true),
-                  let before = try TransactionSteps.readSlots(keys, of: profile, in: transaction)
-            else { throw StoreError.internal(reason: "a profile created in this transaction is missing") }
-            try TransactionSteps.checkView(precondition, against: FontState(profile: profile, slider: before[0], fontSize: before[1]).version)
+            let (claim, before) = try claimFontView(of: profile, if: precondition, in: transaction)
+            let keys = fontKeys
             try transaction.run(.tombstonePreferences, .text(profile.rawValue), .texts(keys.map(\.rawValue)), .integer(claim.eventID),
                                 transaction.authorValue)
             try transaction.run(.pruneTombstones, .text(profile.rawValue), .integer(Int64(limits.keptTombstones)))
@@ -47,6 +39,21 @@ extension StoreWrite where Value == FontChange {
                                                   for: profile, in: transaction)
             return WriteOutcome(FontChange(state: state, eventID: claim.eventID), events: [logged], counterView: .profileExists(profile))
         }
+    }
+}
+
+extension StoreWrite where Value == FontChange {
+    private static var fontKeys: [PreferenceKey] { [WellKnownKey.sliderValue, WellKnownKey.fontSize] }
+
+    /// A font write's start: the profile's next event id claimed (created if new, which locks
+    /// it), both keys' slots read after the claim, and `precondition` checked against the view.
+    private static func claimFontView(of profile: ProfileName, if precondition: WritePrecondition?, in transaction: any StoreTransaction)
+        throws -> (EventClaim, [PreferenceSlot]) {
+        guard let claim = try transaction.claimEventID(of: profile, creating: true, touchingPreferences: true),
+              let slots = try TransactionSteps.readSlots(fontKeys, of: profile, in: transaction)
+        else { throw StoreError.internal(reason: "a profile created in this transaction is missing") }
+        try TransactionSteps.checkView(precondition, against: FontState(profile: profile, slider: slots[0], fontSize: slots[1]).version)
+        return (claim, slots)
     }
 }
 
