@@ -46,15 +46,14 @@ struct SessionExpiryStoreTests {
             let old = try await store.createSession(try Self.session("old"), of: p)
             let fresh = try await store.createSession(try Self.session("fresh"), of: p)
             try database.execute("UPDATE sessions SET updated_at = updated_at - 7200000 WHERE id = '\(old.state.id)'")
-            let expiring = try #require(store as? any TransactionalStore)
-            #expect(try await expiring.expireIdleSessions() == 1)
+            #expect(try await store.expireIdleSessions() == 1)
             await #expect(throws: StoreError.sessionNotFound(old.state.id)) { try await store.session(old.state.id, of: p) }
             #expect(try await store.sessions(of: p).map(\.id) == [fresh.state.id])
             let logged = try #require(try await store.events(of: p, after: 2, limit: 10).first)
             #expect(logged.id == 3)
             #expect(logged.type == .navigation)
             #expect(logged.data == #"{"profile":"expiring","session":"\#(old.state.id)","action":"expire","version":3}"#)
-            #expect(try await expiring.expireIdleSessions() == 0, "nothing else is idle")
+            #expect(try await store.expireIdleSessions() == 0, "nothing else is idle")
         }
     }
 

@@ -109,7 +109,7 @@ struct TransferStoreTests {
                 } throws: { error in
                     "\(error)".contains("the file ends without its end record")
                 }
-                let content = try await (try #require(target as? any TransactionalStore)).content()
+                let content = try await target.content()
                 #expect(content.unfinishedImport == "test import")
                 await #expect(throws: ImportFailure.self) { try await TransferFixture.import(lines, into: target) }
                 await target.close()
