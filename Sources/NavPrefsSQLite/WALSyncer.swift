@@ -80,11 +80,8 @@ final class WALSyncer: Sendable {
             _ = fsync(directory)
             Glibc.close(directory)
         }
-        let thread = Thread { [self] in
-            defer {
-                Glibc.close(descriptor)
-                exited.signal()
-            }
+        startWorkerThread(name: "sqlite-wal-sync", exited: exited) { [self] in
+            defer { Glibc.close(descriptor) }
             while let taken = queue.take(upTo: .max) {
                 flushing.store(true, ordering: .sequentiallyConsistent)
                 flushHold.lock()
@@ -109,8 +106,6 @@ final class WALSyncer: Sendable {
                 writesReleased.add(count, ordering: .relaxed)
             }
         }
-        thread.name = "sqlite-wal-sync"
-        thread.start()
         started.store(true, ordering: .releasing)
     }
 

@@ -63,20 +63,14 @@ final class EventHub: Sendable {
         }
         guard started else { return subscription.cancel() }
         let exited = threadsExited
-        let delivery = Thread { [self] in
+        startWorkerThread(name: "sse-delivery", exited: exited) { [self] in
             while let events = subscription.next() { deliver(events) }
-            exited.signal()
         }
-        delivery.name = "sse-delivery"
-        delivery.start()
         let tick = heartbeatTick.dispatchInterval
         let stop = stopHeartbeats
-        let heartbeats = Thread { [self] in
+        startWorkerThread(name: "sse-heartbeat", exited: exited) { [self] in
             while stop.wait(timeout: .now() + tick) == .timedOut { sendHeartbeats() }
-            exited.signal()
         }
-        heartbeats.name = "sse-heartbeat"
-        heartbeats.start()
     }
 
     /// Stops delivering and sending heartbeats; returns once both threads have exited.

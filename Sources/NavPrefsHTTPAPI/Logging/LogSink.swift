@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import NavPrefsStore
 import Synchronization
 
 /// Where log lines go: a file descriptor, written in batches while the sink runs.
@@ -41,13 +42,10 @@ public final class LogSink: Sendable {
     public func start() {
         guard !running.exchange(true, ordering: .acquiringAndReleasing) else { return }
         let (stop, exited) = (stopFlusher, flusherExited)
-        let thread = Thread { [self] in
+        startWorkerThread(name: "log-flusher", exited: exited) { [self] in
             while stop.wait(timeout: .now() + .milliseconds(100)) == .timedOut { flush() }
             flush()
-            exited.signal()
         }
-        thread.name = "log-flusher"
-        thread.start()
     }
 
     /// Writes out what is pending and stops the flusher; later lines are written at once.

@@ -35,6 +35,19 @@ package func startWorkerThread<State>(
     if let error = failure.withLock({ $0 }) { throw error }
 }
 
+/// Starts a named thread that runs `run` and then signals `exited`: a loop over a queue or a
+/// clock until its owner stops it, which joins it by waiting for `exited`. The event loop's own
+/// thread (MicroHTTPServer, below this module) and the client's are the only threads started
+/// otherwise.
+package func startWorkerThread(name: String, exited: DispatchSemaphore, run: @escaping @Sendable () -> Void) {
+    let thread = Thread {
+        defer { exited.signal() }
+        run()
+    }
+    thread.name = name
+    thread.start()
+}
+
 /// Runs blocking `body` (joining worker threads, waiting for a queue to drain) on a thread of its
 /// own, so that the caller's cooperative-pool thread, one of only as many as there are cores,
 /// stays free for other tasks meanwhile.
