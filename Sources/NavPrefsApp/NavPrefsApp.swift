@@ -92,6 +92,7 @@ public final class NavPrefsApp: Sendable {
             AuthenticationPart(api: api, protectedMode: configuration.requiresTokens
                 ? AuthenticationPart.ProtectedMode(host: configuration.host) : nil),
             LargeWorkPart(api: api),
+            RequestTasksPart(api: api),
             EventDeliveryPart(api: api),
         ] + http + [
             ReadinessPart(api: api, drain: .seconds(configuration.readinessDrainSeconds)),

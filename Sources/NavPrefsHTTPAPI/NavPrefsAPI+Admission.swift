@@ -140,7 +140,7 @@ extension NavPrefsAPI {
                 // A token the cache does not know (once per token and cache period): looked up
                 // in a task, since the lookup awaits the store; the request waits, suspended.
                 return .later { [self] responder in
-                    Task {
+                    Task(executorPreference: requestTasks) { [self] in
                         do throws(StoreError) {
                             switch try await check() {
                             case .allow(let caller): responder.decide(admitted(caller))

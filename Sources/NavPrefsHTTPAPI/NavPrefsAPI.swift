@@ -29,6 +29,9 @@ public final class NavPrefsAPI: HTTPHandler {
         public var loopBodyBytes = 16 << 10
         /// Threads of the ``LargeWorkLane``.
         public var largeWorkThreads = 2
+        /// Threads of the ``RequestTaskExecutor``: its tasks await the store and block nothing,
+        /// so a few keep up with every request that awaits.
+        public var requestTaskThreads = 2
         /// Bytes a read may take on the event loop before a reader takes it over (the store's
         /// own setting, shown in `/metrics`).
         public var loopReadBytes = 0
@@ -69,6 +72,8 @@ public final class NavPrefsAPI: HTTPHandler {
     let transportGauges = TransportGauges()
     /// Where requests with large bodies are handled (``Options/loopBodyBytes``).
     let largeWork: LargeWorkLane
+    /// Where the tasks of requests that await run (``RequestTaskExecutor``).
+    let requestTasks: RequestTaskExecutor
     let loopBodyBytes: Int
     /// Where store calls' answers are rendered and finished: the event loop.
     let renderer = LoopRenderer()
@@ -88,6 +93,7 @@ public final class NavPrefsAPI: HTTPHandler {
         cors = options.cors
         policy = options.policy
         largeWork = LargeWorkLane(threads: options.largeWorkThreads)
+        requestTasks = RequestTaskExecutor(threads: options.requestTaskThreads)
         loopBodyBytes = options.loopBodyBytes
         hub = EventHub(feed: store.feed, limits: .init(
             maxSubscribers: options.maxSubscribers, maxSubscribersPerAddress: options.maxSubscribersPerAddress,
@@ -97,7 +103,7 @@ public final class NavPrefsAPI: HTTPHandler {
                                           tokensAppeared: { [hub] in hub.endStreamsOpenedWithoutToken() })
         self.authenticator = authenticator
         router = Router([
-            HealthRoutes(store: store, readiness: readiness),
+            HealthRoutes(store: store, readiness: readiness, tasks: requestTasks),
             MetricsRoutes(requests: requestMetrics, storeErrors: storeErrors, hub: hub, store: store,
                           profileQuotaBytes: options.profileQuotaBytes, eventLogMaxBytes: options.eventLogMaxBytes, transport: transportGauges,
                           largeWork: largeWork, loopBodyBytes: options.loopBodyBytes, loopReadBytes: options.loopReadBytes),
@@ -161,6 +167,13 @@ public final class NavPrefsAPI: HTTPHandler {
     /// Stops them once the requests handed to them are answered (after the HTTP server stopped).
     public func stopLargeWork() { largeWork.stop() }
 
+    /// Starts the threads of the tasks requests start (``RequestTaskExecutor``).
+    public func startRequestTasks() { requestTasks.start() }
+
+    /// Stops them once what they hold has run (after the HTTP server stopped); a task that goes
+    /// on later continues on the process' shared pool.
+    public func stopRequestTasks() { requestTasks.stop() }
+
     /// Starts delivering the store's events to streams and the heartbeats.
     public func startEventDelivery() { hub.start() }
 
@@ -222,7 +235,7 @@ public final class NavPrefsAPI: HTTPHandler {
         case .deferred(let work):
             requestMetrics.started()
             // A task only for the routes that await (see APIResult.deferred); never a write's path.
-            Task { [self] in
+            Task(executorPreference: requestTasks) { [self] in
                 let result: Result<HTTPResponse, StoreError>
                 do throws(StoreError) { result = .success(try await work()) } catch { result = .failure(error) }
                 renderer.submit { [self] in finishPending(result, head, route.template, requestID, responder) }

@@ -12,6 +12,9 @@ public struct SSEMessage: Sendable, Equatable {
 
     public var dataText: String { data.joined(separator: "\n") }
 
+    /// A heartbeat: the comment `heartbeat` and nothing else.
+    public var isHeartbeat: Bool { comments == ["heartbeat"] && id == nil && event == nil && data.isEmpty && retry == nil }
+
     /// The data as a JSON object (NavPrefs sends one object per event).
     public func json() throws -> [String: Any] {
         guard let object = try JSONSerialization.jsonObject(with: Data(dataText.utf8)) as? [String: Any] else {
@@ -23,15 +26,25 @@ public struct SSEMessage: Sendable, Equatable {
 
 /// An event stream opened by GET, read message by message, for tests.
 ///
+/// Heartbeats (blocks of the one comment `heartbeat`, which a browser never dispatches) are
+/// skipped unless ``keepsHeartbeats`` is set: when one comes depends on the server's rounds
+/// (a stream's first can come within a second of its opening, since streams opened together get
+/// theirs spread over the interval), so a test that reads a sequence of messages on a loaded
+/// machine would otherwise meet one among them now and then.
+///
 /// Safety (`@unchecked Sendable`): used by one caller at a time, like ``TestConnection``.
 public final class SSEClient: @unchecked Sendable {
     public let head: TestResponse
     private let connection: TestConnection
     private var text = ""
     private var ended = false
+    /// Whether ``next()`` returns heartbeats too (the tests of heartbeats).
+    public var keepsHeartbeats = false
+    /// How long a read waits for the server.
+    static let timeout: Duration = .seconds(10)
 
     public init(port: Int, path: String, headers: [(String, String)] = [], sourceAddress: String? = nil) throws {
-        connection = try TestConnection(port: port, timeout: .seconds(10), sourceAddress: sourceAddress)
+        connection = try TestConnection(port: port, timeout: Self.timeout, sourceAddress: sourceAddress)
         try connection.send("GET", path, headers: [("Accept", "text/event-stream")] + headers)
         var head = try connection.readHead()
         if head.header("Transfer-Encoding")?.lowercased() != "chunked" {
@@ -46,13 +59,20 @@ public final class SSEClient: @unchecked Sendable {
         self.head = head
     }
 
-    /// The next complete message; `nil` when the stream ended.
+    /// The next complete message; `nil` when the stream ended. Throws a timeout after 10 s of
+    /// nothing but skipped heartbeats, as after 10 s of nothing at all.
     public func next() throws -> SSEMessage? {
+        let deadline = ContinuousClock.now + Self.timeout
         while true {
             if let range = text.range(of: "\n\n") {
                 let block = String(text[..<range.lowerBound])
                 text.removeSubrange(..<range.upperBound)
-                return Self.parse(block)
+                let message = Self.parse(block)
+                if message.isHeartbeat && !keepsHeartbeats {
+                    guard ContinuousClock.now < deadline else { throw TestClientError.timeout }
+                    continue
+                }
+                return message
             }
             guard !ended else { return nil }
             guard let chunk = try connection.readChunk() else {

@@ -14,8 +14,12 @@ struct EventStreamAPITests {
     let events = "/v1/profiles/ana/events"
     let counter = "/v1/profiles/ana/counter"
 
-    func open(_ app: TestApp, _ path: String, headers: [(String, String)] = [], source: String? = nil) async throws -> SSEClient {
-        try await SSEClient.open(port: app.port, path: path, headers: headers, sourceAddress: source)
+    /// - Parameter heartbeats: whether its `next()` returns heartbeats (``SSEClient/keepsHeartbeats``).
+    func open(_ app: TestApp, _ path: String, headers: [(String, String)] = [], source: String? = nil,
+              heartbeats: Bool = false) async throws -> SSEClient {
+        let stream = try await SSEClient.open(port: app.port, path: path, headers: headers, sourceAddress: source)
+        stream.keepsHeartbeats = heartbeats
+        return stream
     }
 
     /// The opening messages: the retry hint, then the position (or a reset).
@@ -160,7 +164,7 @@ struct EventStreamAPITests {
     @Test("E-6: a quiet stream hears a heartbeat at least once per interval, again and again")
     func heartbeatsKeepTheirInterval() async throws {
         try await withApp({ $0.sseHeartbeatSeconds = 1 }) { app in
-            let stream = try await open(app, events)
+            let stream = try await open(app, events, heartbeats: true)
             _ = try await opening(stream)
             var last = ContinuousClock.now
             for _ in 0..<3 {
@@ -178,7 +182,7 @@ struct EventStreamAPITests {
     func busyStreamsSkipHeartbeats() async throws {
         try await withApp({ $0.sseHeartbeatSeconds = 4 }) { app in
             let beforeOpening = ContinuousClock.now
-            let stream = try await open(app, events)
+            let stream = try await open(app, events, heartbeats: true)
             _ = try await opening(stream)
             // An event every 250 ms for 3 s: the stream is never quiet for 4 s less one round
             // (3.75 s), so no heartbeat is due. The writer notes when each request went out and
@@ -215,7 +219,7 @@ struct EventStreamAPITests {
     @Test("issue 16: streams opened together get their heartbeats spread over the interval, not all in one round")
     func heartbeatsSpread() async throws {
         try await withApp({ $0.sseHeartbeatSeconds = 2 }) { app in
-            let streams = try await (0..<32).asyncMap { _ in try await open(app, events) }
+            let streams = try await (0..<32).asyncMap { _ in try await open(app, events, heartbeats: true) }
             for stream in streams { _ = try await opening(stream) }
             let opened = ContinuousClock.now
             // Each stream read on a thread of its own, so an arrival is timed when it happens.

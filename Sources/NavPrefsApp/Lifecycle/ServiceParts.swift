@@ -57,6 +57,15 @@ struct LargeWorkPart: ServicePart {
     func stop() async { await waitOffThePool { [api] in api.stopLargeWork() } }
 }
 
+/// The threads of the tasks requests start (routes that await the store, token look-ups, the
+/// readiness ping): stopped after the HTTP server, so every such request was answered.
+struct RequestTasksPart: ServicePart {
+    let api: NavPrefsAPI
+    var name: String { "request tasks" }
+    func start() async throws { api.startRequestTasks() }
+    func stop() async { await waitOffThePool { [api] in api.stopRequestTasks() } }
+}
+
 /// Event delivery: the store's committed events to the streams, and heartbeats.
 struct EventDeliveryPart: ServicePart {
     let api: NavPrefsAPI

@@ -39,6 +39,8 @@ final class Readiness: Sendable {
 struct HealthRoutes: RouteCollection {
     let store: any Store
     let readiness: Readiness
+    /// Where the ping and its deadline run (``RequestTaskExecutor``).
+    let tasks: any TaskExecutor
 
     var routes: [Route] {
         [
@@ -53,9 +55,9 @@ struct HealthRoutes: RouteCollection {
     private func ready() throws(APIError) -> APIResult {
         guard !readiness.isShuttingDown else { throw Self.shuttingDown }
         if let damage = readiness.storeDamage { throw Self.damaged(damage) }
-        let store = self.store, readiness = self.readiness
+        let store = self.store, readiness = self.readiness, tasks = self.tasks
         return .deferred { () async throws(StoreError) -> HTTPResponse in
-            let outcome = await StoreProbe.ping(store, within: Self.pingDeadline)
+            let outcome = await StoreProbe.ping(store, within: Self.pingDeadline, on: tasks)
             guard !readiness.isShuttingDown else { return Self.shuttingDown.response(instance: "/readyz") }
             if case .damaged(let reason) = outcome { readiness.storeDamaged(reason) }
             if let damage = readiness.storeDamage { return Self.damaged(damage).response(instance: "/readyz") }

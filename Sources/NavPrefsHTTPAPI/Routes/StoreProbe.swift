@@ -16,11 +16,13 @@ enum StoreProbe {
         case damaged(String)
     }
 
-    static func ping(_ store: any Store, within deadline: Duration) async -> Outcome {
+    /// - Parameter tasks: where the ping and the deadline run: unstructured tasks do not take
+    ///   their starter's executor (``RequestTaskExecutor``), so they are told.
+    static func ping(_ store: any Store, within deadline: Duration, on tasks: any TaskExecutor) async -> Outcome {
         let first = FirstAnswer()
         return await withCheckedContinuation { (continuation: CheckedContinuation<Outcome, Never>) in
             first.set(continuation)
-            Task {
+            Task(executorPreference: tasks) {
                 do throws(StoreError) {
                     try await store.ping()
                     first.answer(.answered)
@@ -30,7 +32,7 @@ enum StoreProbe {
                     first.answer(.failed)
                 }
             }
-            Task {
+            Task(executorPreference: tasks) {
                 try? await Task.sleep(for: deadline)
                 first.answer(.timedOut)
             }
