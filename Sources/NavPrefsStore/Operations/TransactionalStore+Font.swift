@@ -1,5 +1,8 @@
 public import NavPrefsCore
 
+/// The font view's two keys, slider first (the order of every statement and slot here).
+private let fontKeys = [WellKnownKey.sliderValue, WellKnownKey.fontSize]
+
 /// The font settings of seed 001 (semantics F-1..F-7): a view over `sliderValuekey` and
 /// `fontSizekey`, both written by one transaction that logs exactly one `refresh`.
 extension StoreWrite where Value == FontChange {
@@ -7,13 +10,12 @@ extension StoreWrite where Value == FontChange {
     public static func font(_ settings: FontSettings, of profile: ProfileName, if precondition: WritePrecondition?) -> StoreWrite {
         StoreWrite(of: profile, growsStorage: false, boundedWork: true) { transaction, _ in
             let (claim, _) = try claimFontView(of: profile, if: precondition, in: transaction)
-            let keys = fontKeys
-            try transaction.run(.upsertPreferences, .text(profile.rawValue), .texts(keys.map(\.rawValue)),
+            try transaction.run(.upsertPreferences, .text(profile.rawValue), .texts(fontKeys.map(\.rawValue)),
                                 .texts([JSONValue.number(settings.sliderValue).jsonText, JSONValue.number(settings.fontSize).jsonText]),
                                 .integer(claim.eventID), transaction.authorValue)
             let state = FontState(profile: profile, settings: settings, version: Version(claim.eventID))
             // Exactly one refresh per accepted change (F-6), whatever the values were before.
-            let logged = try TransactionSteps.log(.refresh(state, changedKeys: keys), id: claim.eventID, for: profile, in: transaction)
+            let logged = try TransactionSteps.log(.refresh(state, changedKeys: fontKeys), id: claim.eventID, for: profile, in: transaction)
             return WriteOutcome(FontChange(state: state, eventID: claim.eventID), events: [logged], counterView: .profileExists(profile))
         }
     }
@@ -26,8 +28,7 @@ extension StoreWrite where Value == FontChange {
     public static func resetFont(of profile: ProfileName, if precondition: WritePrecondition?) -> StoreWrite {
         StoreWrite(of: profile, growsStorage: false, boundedWork: true) { transaction, limits in
             let (claim, before) = try claimFontView(of: profile, if: precondition, in: transaction)
-            let keys = fontKeys
-            try transaction.run(.tombstonePreferences, .text(profile.rawValue), .texts(keys.map(\.rawValue)), .integer(claim.eventID),
+            try transaction.run(.tombstonePreferences, .text(profile.rawValue), .texts(fontKeys.map(\.rawValue)), .integer(claim.eventID),
                                 transaction.authorValue)
             try transaction.run(.pruneTombstones, .text(profile.rawValue), .integer(Int64(limits.keptTombstones)))
             let after = before.map { slot in
@@ -35,15 +36,11 @@ extension StoreWrite where Value == FontChange {
                                defaultsVersion: slot.defaultsVersion)
             }
             let state = FontState(profile: profile, slider: after[0], fontSize: after[1])
-            let logged = try TransactionSteps.log(.refresh(state, changedKeys: keys, removedKeys: keys), id: claim.eventID,
+            let logged = try TransactionSteps.log(.refresh(state, changedKeys: fontKeys, removedKeys: fontKeys), id: claim.eventID,
                                                   for: profile, in: transaction)
             return WriteOutcome(FontChange(state: state, eventID: claim.eventID), events: [logged], counterView: .profileExists(profile))
         }
     }
-}
-
-extension StoreWrite where Value == FontChange {
-    private static var fontKeys: [PreferenceKey] { [WellKnownKey.sliderValue, WellKnownKey.fontSize] }
 
     /// A font write's start: the profile's next event id claimed (created if new, which locks
     /// it), both keys' slots read after the claim, and `precondition` checked against the view.
@@ -61,8 +58,7 @@ extension StoreRead where Value == FontState {
     /// ``Store/font(of:)`` as a value: both keys in one statement.
     public static func font(of profile: ProfileName) -> StoreRead {
         StoreRead(snapshot: false) { transaction in
-            let keys = [WellKnownKey.sliderValue, WellKnownKey.fontSize]
-            let slots = try TransactionSteps.readSlots(keys, of: profile, in: transaction) ?? keys.map(TransactionSteps.emptySlot)
+            let slots = try TransactionSteps.readSlots(fontKeys, of: profile, in: transaction) ?? fontKeys.map(TransactionSteps.emptySlot)
             return FontState(profile: profile, slider: slots[0], fontSize: slots[1])
         }
     }

@@ -16,8 +16,8 @@ package func startWorkerThread<State>(
 ) throws {
     let ready = DispatchSemaphore(value: 0)
     let failure = SharedState<(any Error)?>(nil)
-    let thread = Thread {
-        defer { exited.signal() }
+    // `state` lives in this closure, so it is released before `exited` is signalled.
+    startWorkerThread(name: name, exited: exited) {
         let state: State
         do {
             state = try setup()
@@ -29,16 +29,15 @@ package func startWorkerThread<State>(
         ready.signal()
         run(state)
     }
-    thread.name = name
-    thread.start()
     ready.wait()
     if let error = failure.withLock({ $0 }) { throw error }
 }
 
 /// Starts a named thread that runs `run` and then signals `exited`: a loop over a queue or a
-/// clock until its owner stops it, which joins it by waiting for `exited`. The event loop's own
-/// thread (MicroHTTPServer, below this module) and the client's are the only threads started
-/// otherwise.
+/// clock until its owner stops it, which joins it by waiting for `exited`. Threads started
+/// otherwise: the event loop's own (MicroHTTPServer, below this module), the client's,
+/// PostgreSQL's maintenance (never joined) and its abandonable connect, and the one-off threads
+/// of ``runOffThePool(_:)`` and ``waitOffThePool(_:)`` below.
 package func startWorkerThread(name: String, exited: DispatchSemaphore, run: @escaping @Sendable () -> Void) {
     let thread = Thread {
         defer { exited.signal() }
