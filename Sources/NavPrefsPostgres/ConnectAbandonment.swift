@@ -1,5 +1,6 @@
 import CPostgres
 import Foundation
+import NavPrefsStore
 import Synchronization
 
 /// A request to give up connecting: a SIGTERM while PostgreSQL does not answer must stop the
@@ -37,9 +38,7 @@ final class AbandonableConnect: @unchecked Sendable {
                     abandonment: ConnectAbandonment) throws(PostgresError) -> OpaquePointer? {
         guard !abandonment.isRequested else { throw abandoned }
         let attempt = AbandonableConnect()
-        let thread = Thread { attempt.finish(connect()) }
-        thread.name = "navprefs-pg-connect"
-        thread.start()
+        startNamedThread("pg-connect") { attempt.finish(connect()) }
         attempt.lock.lock()
         defer { attempt.lock.unlock() }
         while !attempt.finished {

@@ -35,7 +35,7 @@ final class PostgresListener: Sendable {
     func start(connect: @escaping @Sendable () throws(PostgresError) -> PostgresConnection, sequencer: EventSequencer) throws {
         guard wake.isOpen else { throw StoreError.unavailable(reason: "cannot make a pipe: out of file descriptors") }
         // The thread holds the listener until ``close()`` stops it.
-        try startWorkerThread(name: "postgres-listener", exited: stopped, setup: {
+        try startWorkerThread(name: "pg-listener", exited: stopped, setup: {
             try Self.listen(connect, sequencer)
         }) { first in
             self.run(from: first, connect: connect, sequencer: sequencer)

@@ -45,7 +45,7 @@ final class PostgresPool: Sendable {
     func start(size: Int, connect: @escaping @Sendable () throws(PostgresError) -> PostgresConnection) throws {
         let queue = self.queue
         for index in 0..<max(1, size) {
-            try startWorkerThread(name: "postgres-\(index)", exited: stopped, setup: { PostgresWorker(connect: connect) }) { worker in
+            try startWorkerThread(name: "pg-pool-\(index)", exited: stopped, setup: { PostgresWorker(connect: connect) }) { worker in
                 // A worker that finds writes queued takes those in a row: they commit together.
                 while let taken = queue.take(upTo: Self.maxBatch, joining: \.isWrite) {
                     if case .job(let job)? = taken.first {

@@ -225,7 +225,7 @@ public final class PostgresStore: TransactionalStore {
     /// A pruning every ``StorePolicy/pruneInterval`` on a pool connection, until the store closes.
     private func startMaintenance() {
         let stop = stopMaintenance, pool = self.pool, interval = options.policy.pruneInterval
-        let thread = Thread { [weak self] in
+        startNamedThread("pg-maintenance") { [weak self] in
             while stop.wait(timeout: .now() + .milliseconds(Int(clamping: max(1, interval.wholeMilliseconds)))) == .timedOut {
                 // Waits for the pool's thread: one round at a time, off every request's path.
                 let done = DispatchSemaphore(value: 0)
@@ -233,8 +233,6 @@ public final class PostgresStore: TransactionalStore {
                 done.wait()
             }
         }
-        thread.name = "postgres-maintenance"
-        thread.start()
     }
 
     /// One round of maintenance on a pool thread: pruning, then idle sessions expired in

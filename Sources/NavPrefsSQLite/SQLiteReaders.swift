@@ -21,7 +21,7 @@ final class SQLiteReaders: Sendable {
         let queue = self.queue
         for index in 0..<max(1, count) {
             do {
-                try startWorkerThread(name: lowPriority ? "sqlite-large-reader-\(index)" : "sqlite-reader-\(index)", exited: stopped, setup: {
+                try startWorkerThread(name: lowPriority ? "large-reader-\(index)" : "sqlite-reader-\(index)", exited: stopped, setup: {
                     if lowPriority { lowerThreadPriority() }
                     return try open()
                 }) { connection in

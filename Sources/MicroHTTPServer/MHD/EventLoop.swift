@@ -74,7 +74,12 @@ final class EventLoop: @unchecked Sendable {
     }
 
     func start() {
-        let thread = Thread { [self] in loop() }
+        let thread = Thread { [self] in
+            // Named by itself: a name set before start() never reaches the operating system
+            // on Linux (NavPrefsStore's startNamedThread says more).
+            Thread.current.name = "http-event-loop"
+            loop()
+        }
         thread.name = "http-event-loop"
         thread.start()
     }

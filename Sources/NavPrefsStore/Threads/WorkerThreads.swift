@@ -34,14 +34,28 @@ package func startWorkerThread<State>(
 }
 
 /// Starts a named thread that runs `run` and then signals `exited`: a loop over a queue or a
-/// clock until its owner stops it, which joins it by waiting for `exited`. Threads started
-/// otherwise: the event loop's own (MicroHTTPServer, below this module), the client's,
-/// PostgreSQL's maintenance (never joined) and its abandonable connect, and the one-off threads
-/// of ``runOffThePool(_:)`` and ``waitOffThePool(_:)`` below.
+/// clock until its owner stops it, which joins it by waiting for `exited`. The other threads
+/// start through ``startNamedThread(_:_:)``: PostgreSQL's maintenance (never joined) and its
+/// abandonable connect, and the one-off threads of ``runOffThePool(_:)`` and
+/// ``waitOffThePool(_:)`` below. Only the event loop's (MicroHTTPServer, below this module) and
+/// the client's (a library of its own) start otherwise.
 package func startWorkerThread(name: String, exited: DispatchSemaphore, run: @escaping @Sendable () -> Void) {
-    let thread = Thread {
+    startNamedThread(name) {
         defer { exited.signal() }
         run()
+    }
+}
+
+/// Starts a thread that the operating system shows by `name` (`top -H`, `perf report --sort
+/// comm`, `/proc/PID/task/*/comm`). Foundation on Linux keeps a name set before `start()` to
+/// itself, so every thread of the service showed as the task pool's (`…root.default-qos`); a
+/// thread's name reaches the kernel only when the thread sets it itself. Linux refuses a name
+/// over 15 bytes (it then keeps the old one), so every name here is at most that.
+package func startNamedThread(_ name: String, _ body: @escaping @Sendable () -> Void) {
+    assert(name.utf8.count <= 15, "Linux keeps no thread name over 15 bytes: \(name)")
+    let thread = Thread {
+        Thread.current.name = name
+        body()
     }
     thread.name = name
     thread.start()
@@ -52,12 +66,10 @@ package func startWorkerThread(name: String, exited: DispatchSemaphore, run: @es
 /// stays free for other tasks meanwhile.
 package func waitOffThePool(_ body: @escaping @Sendable () -> Void) async {
     await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-        let thread = Thread {
+        startNamedThread("store-close") {
             body()
             continuation.resume()
         }
-        thread.name = "store-close"
-        thread.start()
     }
 }
 
@@ -65,9 +77,7 @@ package func waitOffThePool(_ body: @escaping @Sendable () -> Void) async {
 /// its value, keeping the caller's cooperative-pool thread free meanwhile.
 package func runOffThePool<Value: Sendable>(_ body: @escaping @Sendable () throws -> Value) async throws -> Value {
     let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Value, any Error>, Never>) in
-        let thread = Thread { continuation.resume(returning: Result { try body() }) }
-        thread.name = "store-open"
-        thread.start()
+        startNamedThread("store-open") { continuation.resume(returning: Result { try body() }) }
     }
     return try result.get()
 }
