@@ -75,9 +75,9 @@ final class EventLoop: @unchecked Sendable {
 
     func start() {
         let thread = Thread { [self] in
-            // Named by itself: a name set before start() never reaches the operating system
-            // on Linux (NavPrefsStore's startNamedThread says more).
-            Thread.current.name = "http-event-loop"
+            // Named by itself, in Linux's file for it: a name set before start() never reaches
+            // the operating system (NavPrefsStore's nameThisThread says more).
+            try? "http-event-loop".write(toFile: "/proc/thread-self/comm", atomically: false, encoding: .utf8)
             loop()
         }
         thread.name = "http-event-loop"

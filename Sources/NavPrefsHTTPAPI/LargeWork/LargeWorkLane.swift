@@ -1,4 +1,3 @@
-import Dispatch
 import NavPrefsStore
 import Synchronization
 
@@ -15,35 +14,17 @@ import Synchronization
 /// it wakes (`/healthz` p99 27 ms beside four clients sending 60,000 keys each, debug build). Started and stopped by the service (``start()``, ``stop()``); before
 /// it starts or after it stops, jobs run on the caller's thread.
 final class LargeWorkLane: Sendable {
-    private let threads: Int
-    private let queue = Mutex<JobQueue<@Sendable () -> Void>?>(nil)
-    private let exited = DispatchSemaphore(value: 0)
+    private let workers: RestartableWorkers<@Sendable () -> Void>
     /// Requests whose bodies were handled here so far (`navprefs_large_bodies_total`).
     var largeBodies: Int { bodies.load(ordering: .relaxed) }
     private let bodies = Atomic<Int>(0)
 
-    init(threads: Int) { self.threads = max(1, threads) }
+    init(threads: Int) { workers = RestartableWorkers(name: "large-work", threads: threads) }
 
-    func start() {
-        let queue = JobQueue<@Sendable () -> Void>()
-        let started = self.queue.withLock { current in
-            guard current == nil else { return false }
-            current = queue
-            return true
-        }
-        guard started else { return }
-        for index in 0..<threads {
-            // The setup opens nothing, so it cannot fail.
-            // At the process' priority: a job runs a route, which may start a task (a route that
-            // awaits) or resume one (an answer in memory), and a thread started from a thread of
-            // lower priority would inherit it (``lowerThreadPriority()``).
-            try? startWorkerThread(name: "large-work-\(index)", exited: exited, setup: {}) { _ in
-                while let jobs = queue.take(upTo: 1) {
-                    for job in jobs { job() }
-                }
-            }
-        }
-    }
+    /// Its threads run at the process' priority: a job runs a route, which may start a task (a
+    /// route that awaits) or resume one (an answer in memory), and a thread started from a
+    /// thread of lower priority would inherit it (``lowerThreadPriority()``).
+    func start() { workers.start { job in job() } }
 
     /// Runs the handling of a request with a large body on the lane (counted).
     func handleBody(_ job: @escaping @Sendable () -> Void) {
@@ -53,13 +34,9 @@ final class LargeWorkLane: Sendable {
 
     /// Runs `job` on a thread of the lane (on the caller's, when the lane is not running).
     func submit(_ job: @escaping @Sendable () -> Void) {
-        guard let queue = queue.withLock({ $0 }), queue.submit(job) else { return job() }
+        guard workers.submit(job) else { return job() }
     }
 
     /// Lets queued jobs finish, then stops the threads.
-    func stop() {
-        guard let queue = queue.withLock({ current in defer { current = nil }; return current }) else { return }
-        queue.close()
-        for _ in 0..<threads { exited.wait() }
-    }
+    func stop() { workers.stop() }
 }

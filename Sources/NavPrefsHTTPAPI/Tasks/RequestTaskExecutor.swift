@@ -1,6 +1,4 @@
-import Dispatch
 import NavPrefsStore
-import Synchronization
 
 /// Where the tasks that requests start run: threads of the service's own, not the task pool
 /// the whole process shares (its threads are as many as the cores).
@@ -19,41 +17,20 @@ import Synchronization
 /// it is not running (before the start, after the stop, such as a ping answered after its
 /// deadline) runs on the shared pool instead: nothing is dropped.
 final class RequestTaskExecutor: TaskExecutor, Sendable {
-    private let threads: Int
-    private let queue = Mutex<JobQueue<UnownedJob>?>(nil)
-    private let exited = DispatchSemaphore(value: 0)
+    private let workers: RestartableWorkers<UnownedJob>
 
-    init(threads: Int) { self.threads = max(1, threads) }
+    init(threads: Int) { workers = RestartableWorkers(name: "request-tasks", threads: threads) }
 
     func start() {
-        let queue = JobQueue<UnownedJob>()
-        let started = self.queue.withLock { current in
-            guard current == nil else { return false }
-            current = queue
-            return true
-        }
-        guard started else { return }
-        for index in 0..<threads {
-            startWorkerThread(name: "request-tasks-\(index)", exited: exited) { [self] in
-                while let jobs = queue.take(upTo: 1) {
-                    // Safety: each job was queued once, by enqueue, and is taken once here.
-                    for job in jobs { unsafe job.runSynchronously(on: asUnownedTaskExecutor()) }
-                }
-            }
-        }
+        // Safety: each job was queued once, by enqueue, and is taken once by one thread.
+        workers.start { [self] job in unsafe job.runSynchronously(on: asUnownedTaskExecutor()) }
     }
 
     func enqueue(_ job: consuming ExecutorJob) {
         let unowned = UnownedJob(job)
-        guard let queue = queue.withLock({ $0 }), queue.submit(unowned) else {
-            return globalConcurrentExecutor.enqueue(ExecutorJob(unowned))
-        }
+        guard workers.submit(unowned) else { return globalConcurrentExecutor.enqueue(ExecutorJob(unowned)) }
     }
 
     /// Runs what is queued, then stops the threads; later steps run on the shared pool.
-    func stop() {
-        guard let queue = queue.withLock({ current in defer { current = nil }; return current }) else { return }
-        queue.close()
-        for _ in 0..<threads { exited.wait() }
-    }
+    func stop() { workers.stop() }
 }
