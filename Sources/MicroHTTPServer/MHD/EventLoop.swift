@@ -80,7 +80,6 @@ final class EventLoop: @unchecked Sendable {
             try? "http-event-loop".write(toFile: "/proc/thread-self/comm", atomically: false, encoding: .utf8)
             loop()
         }
-        thread.name = "http-event-loop"
         thread.start()
     }
 

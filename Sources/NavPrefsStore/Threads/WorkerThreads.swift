@@ -57,7 +57,6 @@ package func startNamedThread(_ name: String, _ body: @escaping @Sendable () -> 
         nameThisThread(name)
         body()
     }
-    thread.name = name
     thread.start()
 }
 
