@@ -11,11 +11,21 @@ package final class JobQueue<Job>: @unchecked Sendable {
     package init() {}
 
     /// Adds a job; `false` once the queue is closed.
+    ///
+    /// Signals after unlocking: a worker woken while the lock is still held blocks on it at once,
+    /// and on one core the submitter then waits for that worker and the worker for it again
+    /// (five futex calls and two extra context switches per job: the WAL syncer's queue made
+    /// about 0.7 futex calls per FULL write at c = 16, `perf stat -e syscalls:sys_enter_futex`).
+    /// No wake-up is lost: a worker checks the queue and starts waiting with the lock held, so it
+    /// either sees the job or is waiting when the signal comes.
     package func submit(_ job: Job) -> Bool {
         condition.lock()
-        defer { condition.unlock() }
-        guard !closed else { return false }
+        guard !closed else {
+            condition.unlock()
+            return false
+        }
         jobs.append(job)
+        condition.unlock()
         condition.signal()
         return true
     }
