@@ -49,7 +49,12 @@ public final class PostgresStore: TransactionalStore {
     let sequencer: EventSequencer
     /// Profiles this instance logged events for since the last pruning (their log may be too long).
     let profilesWithNewEvents = Mutex<Set<ProfileName>>([])
+    /// The maintenance thread's clock and its end (``startMaintenance()``, ``close()``).
     private let stopMaintenance = DispatchSemaphore(value: 0)
+    private let maintenanceExited = DispatchSemaphore(value: 0)
+    private let maintenanceStarted = Atomic<Bool>(false)
+    /// A maintenance round is queued on the pool or running there.
+    private let maintenanceRound = Atomic<Bool>(false)
     /// Given up by ``abandonConnecting()``: every connect of this store waits on it.
     private let abandonment = ConnectAbandonment()
 
@@ -128,7 +133,11 @@ public final class PostgresStore: TransactionalStore {
 
     public func close() async {
         stopMaintenance.signal()
-        await waitOffThePool { [pool, standbyPool, listener] in
+        let maintenanceStarted = maintenanceStarted.exchange(false, ordering: .acquiringAndReleasing)
+        await waitOffThePool { [pool, standbyPool, listener, maintenanceExited] in
+            // The maintenance thread never waits for the pool, so it ends at once; a round it
+            // queued runs before the pool closes its connections.
+            if maintenanceStarted { maintenanceExited.wait() }
             pool.close()
             standbyPool.close()
             listener.close()
@@ -222,15 +231,22 @@ public final class PostgresStore: TransactionalStore {
         }
     }
 
-    /// A pruning every ``StorePolicy/pruneInterval`` on a pool connection, until the store closes.
+    /// A round of maintenance every ``StorePolicy/pruneInterval``, queued on the pool (off every
+    /// request's path), until the store closes, which joins the thread. The thread only keeps
+    /// time: it queues a round and goes back to its clock, and queues none while the last one is
+    /// still queued or running (a slow database gets one round at a time, not a backlog).
     private func startMaintenance() {
         let stop = stopMaintenance, pool = self.pool, interval = options.policy.pruneInterval
-        startNamedThread("pg-maintenance") { [weak self] in
+        maintenanceStarted.store(true, ordering: .releasing)
+        startWorkerThread(name: "pg-maintenance", exited: maintenanceExited) { [weak self] in
             while stop.wait(timeout: .now() + .milliseconds(Int(clamping: max(1, interval.wholeMilliseconds)))) == .timedOut {
-                // Waits for the pool's thread: one round at a time, off every request's path.
-                let done = DispatchSemaphore(value: 0)
-                guard let store = self, pool.submit({ worker in store.maintain(on: worker); done.signal() }) else { return }
-                done.wait()
+                guard let store = self else { return }
+                guard store.maintenanceRound.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else { continue }
+                let queued = pool.submit { worker in
+                    store.maintain(on: worker)
+                    store.maintenanceRound.store(false, ordering: .releasing)
+                }
+                guard queued else { return }
             }
         }
     }

@@ -38,70 +38,34 @@ public final class EventFeed: Sendable {
     }
 }
 
-/// One consumer's queue of a feed's events.
-///
-/// Safety (`@unchecked Sendable`): `pending` and `cancelled` are only touched with `condition` locked.
-public final class FeedSubscription: @unchecked Sendable {
-    private let condition = NSCondition()
-    private var pending: [LoggedEvent] = []
-    private var cancelled = false
+/// One consumer's queue of a feed's events: a ``JobQueue`` of events, which one thread of the
+/// consumer's empties at each wake-up.
+public final class FeedSubscription: Sendable {
+    private let queue = JobQueue<LoggedEvent>()
     private let wanted: @Sendable () -> Bool
 
     fileprivate init(wanted: @escaping @Sendable () -> Bool) {
         self.wanted = wanted
     }
 
-    /// Signals after unlocking, and only when the queue was empty (a consumer takes everything
-    /// queued, so a queue that holds events already has its wake-up on the way). A consumer
-    /// woken while the lock is still held blocks on it at once, and on a single core the
-    /// publishing writer then waits for that consumer: `perf record -e sched:sched_switch` showed
-    /// this ping-pong on every commit. (No wake-up is lost: a consumer checks the queue and
-    /// starts waiting with the lock held, so it either sees the events or is waiting when the
-    /// signal comes.)
+    /// Wakes the consumer only when its queue was empty, after unlocking (``JobQueue/submit(contentsOf:)``):
+    /// a consumer woken while the lock is still held blocks on it at once, and on a single core
+    /// the publishing writer then waits for that consumer (`perf record -e sched:sched_switch`
+    /// showed this ping-pong on every commit).
     fileprivate func enqueue(_ events: [LoggedEvent]) {
         guard wanted() else { return }
-        condition.lock()
-        guard !cancelled else {
-            condition.unlock()
-            return
-        }
-        let wasEmpty = pending.isEmpty
-        pending.append(contentsOf: events)
-        condition.unlock()
-        if wasEmpty { condition.signal() }
+        _ = queue.submit(contentsOf: events)
     }
 
-    fileprivate var isCancelled: Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        return cancelled
-    }
+    fileprivate var isCancelled: Bool { queue.isClosed }
 
     /// Waits until events are queued and takes all of them, in order; `nil` once cancelled.
     /// Blocks the calling thread: call it from a thread of the consumer's own.
-    public func next() -> [LoggedEvent]? {
-        condition.lock()
-        defer { condition.unlock() }
-        while pending.isEmpty && !cancelled { condition.wait() }
-        guard !cancelled else { return nil }
-        defer { pending.removeAll(keepingCapacity: true) }
-        return pending
-    }
+    public func next() -> [LoggedEvent]? { queue.takeAll() }
 
     /// Takes whatever is queued now, without waiting.
-    public func takeAvailable() -> [LoggedEvent] {
-        condition.lock()
-        defer { condition.unlock() }
-        defer { pending.removeAll(keepingCapacity: true) }
-        return pending
-    }
+    public func takeAvailable() -> [LoggedEvent] { queue.takeAllQueued() }
 
-    /// Stops queueing and wakes a consumer waiting in ``next()``.
-    public func cancel() {
-        condition.lock()
-        cancelled = true
-        pending = []
-        condition.broadcast()
-        condition.unlock()
-    }
+    /// Stops queueing, drops what is queued, and wakes a consumer waiting in ``next()``.
+    public func cancel() { queue.closeDiscarding() }
 }

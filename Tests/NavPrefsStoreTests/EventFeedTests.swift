@@ -1,3 +1,4 @@
+import Dispatch
 import NavPrefsCore
 import NavPrefsStore
 import Synchronization
@@ -24,5 +25,24 @@ struct EventFeedTests {
         feed.publish([event(4), event(5)])
         #expect(gated.takeAvailable().map(\.id) == [3, 4, 5])
         #expect(always.takeAvailable().map(\.id) == [1, 2, 3, 4, 5])
+    }
+
+    @Test("cancel wakes a consumer waiting in next() with nil, drops what was queued, and queues nothing after")
+    func cancelWakesConsumer() {
+        let feed = EventFeed()
+        let subscription = feed.subscribe()
+        feed.publish([event(1)])
+        #expect(subscription.next()?.map(\.id) == [1])
+        let result = Mutex<[LoggedEvent]?>([])
+        let ended = DispatchSemaphore(value: 0)
+        startNamedThread("test-consumer") {
+            result.withLock { $0 = subscription.next() }
+            ended.signal()
+        }
+        subscription.cancel()
+        #expect(ended.wait(timeout: .now() + 10) == .success, "cancel did not wake the consumer")
+        #expect(result.withLock { $0 } == nil)
+        feed.publish([event(2)])
+        #expect(subscription.takeAvailable().isEmpty)
     }
 }

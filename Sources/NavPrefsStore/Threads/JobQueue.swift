@@ -30,6 +30,48 @@ package final class JobQueue<Job>: @unchecked Sendable {
         return true
     }
 
+    /// Adds `batch` in order, for a queue whose one worker takes everything queued at once
+    /// (``takeAll()``): signals only when the queue was empty, since a queue that holds jobs has
+    /// its wake-up on the way already (the event feed's queues: a wake-up per commit, not per event).
+    /// `false` once the queue is closed.
+    package func submit(contentsOf batch: some Collection<Job>) -> Bool {
+        condition.lock()
+        guard !closed else {
+            condition.unlock()
+            return false
+        }
+        let wasEmpty = jobs.isEmpty
+        jobs.append(contentsOf: batch)
+        condition.unlock()
+        if wasEmpty { condition.signal() }
+        return true
+    }
+
+    /// Waits for jobs and takes all of them, in order; `nil` once closed and empty.
+    package func takeAll() -> [Job]? {
+        condition.lock()
+        defer { condition.unlock() }
+        while jobs.isEmpty && !closed { condition.wait() }
+        guard !jobs.isEmpty else { return nil }
+        defer { jobs.removeAll(keepingCapacity: true) }
+        return jobs
+    }
+
+    /// Takes every job queued now, without waiting (empty when none is).
+    package func takeAllQueued() -> [Job] {
+        condition.lock()
+        defer { condition.unlock() }
+        defer { jobs.removeAll(keepingCapacity: true) }
+        return jobs
+    }
+
+    /// Whether ``close()`` or ``closeDiscarding()`` was called.
+    package var isClosed: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return closed
+    }
+
     /// Waits for jobs and takes up to `limit` of them; `nil` once closed and empty.
     package func take(upTo limit: Int) -> ArraySlice<Job>? {
         condition.lock()
@@ -88,7 +130,16 @@ package final class JobQueue<Job>: @unchecked Sendable {
     package func close() {
         condition.lock()
         closed = true
-        condition.broadcast()
         condition.unlock()
+        condition.broadcast()
+    }
+
+    /// Refuses new jobs and drops those queued: a worker's next `take` returns `nil` at once.
+    package func closeDiscarding() {
+        condition.lock()
+        closed = true
+        jobs = []
+        condition.unlock()
+        condition.broadcast()
     }
 }
