@@ -13,14 +13,15 @@ ARG RUNTIME_IMAGE=debian:bookworm-slim
 FROM ${SWIFT_IMAGE} AS build
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-      libmicrohttpd-dev libsqlite3-dev libjansson-dev libpq-dev libssl-dev pkg-config \
+      libmicrohttpd-dev libsqlite3-dev libjansson-dev libpq-dev libssl-dev libyaml-dev pkg-config \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY Package.swift ./
 COPY Sources ./Sources
-# The console's build plugin, and the contract it compiles into the binary with the console's files.
+# The console's build plugin, and the contract it compiles into the binary with the console's
+# files (openapi.json is made from openapi.yaml there, with libyaml-dev above).
 COPY Plugins ./Plugins
-COPY openapi.yaml openapi.json ./
+COPY openapi.yaml ./
 # Package.swift declares the test targets, and SwiftPM refuses a manifest whose target
 # directories are missing, even for `--product navprefs`. .dockerignore keeps every test source
 # out, so this copies only the empty directories (and the image does not rebuild on test edits).

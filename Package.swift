@@ -57,6 +57,13 @@ let package = Package(
             pkgConfig: "jansson",
             providers: [.apt(["libjansson-dev"])]
         ),
+        // libyaml for the console's build tool only (openapi.json from openapi.yaml at build time);
+        // the server binary does not link it.
+        .systemLibrary(
+            name: "CYAML",
+            pkgConfig: "yaml-0.1",
+            providers: [.apt(["libyaml-dev"])]
+        ),
         // The layers (docs/how-it-is-built.md draws them). Every C module is a dependency of exactly one Swift
         // target, so a store change cannot reach into HTTP and the HTTP layer cannot name a store kind.
         .target(name: "MicroHTTPServer", dependencies: ["CMicroHTTPD"]),
@@ -71,9 +78,9 @@ let package = Package(
         .target(name: "NavPrefsSQLite", dependencies: ["NavPrefsStore", "NavPrefsCore", "NavPrefsJSON", "CSQLite"]),
         .target(name: "NavPrefsPostgres", dependencies: ["NavPrefsStore", "NavPrefsCore", "NavPrefsJSON", "CPostgres"]),
         // The web console (docs/console.md): the files under Sources/NavPrefsConsole/Assets and
-        // the contract (openapi.yaml, openapi.json), compiled into the binary at build time by the
+        // the contract (openapi.yaml, and openapi.json made from it), compiled into the binary at build time by the
         // EmbedConsoleAssets plugin and its tool, so nothing ships beside the binary.
-        .executableTarget(name: "ConsoleAssetEmbedder"),
+        .executableTarget(name: "ConsoleAssetEmbedder", dependencies: ["CYAML"]),
         .plugin(name: "EmbedConsoleAssets", capability: .buildTool(), dependencies: ["ConsoleAssetEmbedder"]),
         .target(name: "NavPrefsConsole", exclude: ["Assets"], swiftSettings: memorySafe, plugins: ["EmbedConsoleAssets"]),
         .target(

@@ -119,7 +119,7 @@ recorded() { cat "$records/$1" 2>/dev/null; }
 names_line() { grep -E "apt-get install (-[a-z]+ )*$1\$" "$work/err" >/dev/null; }
 
 # ---------------------------------------------------------------------- ensure_packages itself
-build_packages='libmicrohttpd-dev libsqlite3-dev libjansson-dev libpq-dev libssl-dev pkg-config'
+build_packages='libmicrohttpd-dev libsqlite3-dev libjansson-dev libpq-dev libssl-dev libyaml-dev pkg-config'
 
 as root bash -c "$(caller "ensure_packages $build_packages")"; status=$?
 [ $status = 0 ] && [ "$(cat "$work/out")" = "went on" ]

@@ -4,7 +4,7 @@
 Starts the navprefs binary given as the first argument on an ephemeral loopback port, fills
 one profile (a counter, stored and registered preferences with a nested value, the font, a
 session with two screens and a titled navigation item), then runs REDbot on every GET route
-openapi.json lists under /v1/profiles (its parameters filled in from that profile), and on the
+openapi.yaml lists under /v1/profiles (its parameters filled in from that profile), and on the
 profile list. REDbot also sends the conditional requests (If-None-Match with the ETag) and
 checks the 304 against the 200. Every note is printed as `ROUTE LEVEL NOTE_ID: summary`; the
 check fails on any note of level WARN or BAD.
@@ -20,6 +20,8 @@ import subprocess
 import sys
 import tempfile
 import urllib.request
+
+import yaml
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
 from navprefs_checks import report, start_service, stop_service  # noqa: E402
@@ -51,8 +53,8 @@ def populate(port):
 
 
 def get_routes():
-    with open(os.path.join(ROOT, "openapi.json")) as file:
-        paths = json.load(file)["paths"]
+    with open(os.path.join(ROOT, "openapi.yaml")) as file:
+        paths = yaml.safe_load(file)["paths"]
     return [path for path, item in paths.items()
             if "get" in item and (path == "/v1/profiles" or path.startswith("/v1/profiles/"))]
 

@@ -3,6 +3,8 @@
 // `scripts/serve`, the container and a fresh clone serve the same console with nothing beside it.
 //
 //   ConsoleAssetEmbedder OUTPUT.swift KEY=PATH...
+//   ConsoleAssetEmbedder OUTPUT.swift openapi.json=yaml-to-json:openapi.yaml ...  (converted first)
+//   ConsoleAssetEmbedder --yaml-to-json FILE.yaml   (prints the JSON: scripts/check-openapi-json.py)
 //
 // Each file becomes a base64 literal (a StaticString: constant data, no work at start-up),
 // decoded the first time it is served, with its content type (from its extension) and a strong
@@ -52,17 +54,42 @@ func fail(_ message: String) -> Never {
     exit(1)
 }
 
+/// The prefix of a path whose YAML is embedded as JSON (``JSONFromYAML``): openapi.json is made
+/// from openapi.yaml at every build, never kept beside it.
+let yamlToJSON = "yaml-to-json:"
+
+func readFile(_ path: String) -> Data {
+    guard let bytes = FileManager.default.contents(atPath: path) else { fail("\(path) cannot be read") }
+    return bytes
+}
+
+func json(fromYAMLAt path: String) -> Data {
+    do {
+        return Data(try JSONFromYAML.convert([UInt8](readFile(path))).utf8)
+    } catch {
+        fail("\(path): \(error)")
+    }
+}
+
 let arguments = CommandLine.arguments.dropFirst()
+if arguments.first == "--yaml-to-json" {
+    guard arguments.count == 2, let path = arguments.last else { fail("usage: ConsoleAssetEmbedder --yaml-to-json FILE.yaml") }
+    FileHandle.standardOutput.write(json(fromYAMLAt: path))
+    exit(0)
+}
 guard let output = arguments.first else { fail("usage: ConsoleAssetEmbedder OUTPUT.swift KEY=PATH...") }
 var entries: [String] = []
 for argument in arguments.dropFirst().sorted() {
     guard let equals = argument.firstIndex(of: "=") else { fail("'\(argument)' is not KEY=PATH") }
     let key = String(argument[..<equals])
-    let path = String(argument[argument.index(after: equals)...])
-    let name = (path as NSString).lastPathComponent
+    let source = String(argument[argument.index(after: equals)...])
+    let converts = source.hasPrefix(yamlToJSON)
+    let path = converts ? String(source.dropFirst(yamlToJSON.count)) : source
+    // The type follows what is served: the key's extension (openapi.json's is json, whatever its source).
+    let name = (key as NSString).lastPathComponent
     let ext = name.contains(".") ? (name as NSString).pathExtension.lowercased() : ""
-    guard let type = contentTypes[ext] else { fail("\(path): no content type for '.\(ext)'; add one to ConsoleAssetEmbedder") }
-    guard let bytes = FileManager.default.contents(atPath: path) else { fail("\(path) cannot be read") }
+    guard let type = contentTypes[ext] else { fail("\(key): no content type for '.\(ext)'; add one to ConsoleAssetEmbedder") }
+    let bytes = converts ? json(fromYAMLAt: path) : readFile(path)
     entries.append("""
                 "\(literal(key))": EmbeddedFile(
                     contentType: "\(type)", etag: #""\(fingerprint(bytes))""#, size: \(bytes.count),

@@ -1,16 +1,17 @@
 import Foundation
+import NavPrefsConsole
 import Testing
 
-/// openapi.json is openapi.yaml converted by scripts/openapi-json.py and committed: a forgotten
-/// run after an edit of the YAML fails here (operations, operation ids, schemas, version), and
-/// scripts/test compares the whole documents (`scripts/openapi-json.py --check`).
+/// openapi.json is made from openapi.yaml at build time (ConsoleAssetEmbedder, with libyaml) and
+/// compiled into the binary; scripts/test holds the converter to PyYAML byte for byte
+/// (scripts/check-openapi-json.py). Here the document the binary serves is read as JSON and must
+/// describe what the YAML does: the same operations, operation ids, schemas and version.
 @Suite("openapi.json is openapi.yaml as JSON")
 struct OpenAPIJSONTests {
-    /// Read per use: `[String: Any]` is not Sendable, so it cannot be a shared static.
+    /// The embedded document, read per use: `[String: Any]` is not Sendable, so it cannot be a shared static.
     static var json: [String: Any] {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        guard let data = try? Data(contentsOf: root.appendingPathComponent("openapi.json")),
-              let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return [:] }
+        guard let file = ConsoleFiles.file("openapi.json"),
+              let object = try? JSONSerialization.jsonObject(with: Data(file.bytes)) as? [String: Any] else { return [:] }
         return object
     }
 
@@ -37,9 +38,9 @@ struct OpenAPIJSONTests {
     func operations() {
         let methods: Set<String> = ["get", "put", "post", "delete", "patch", "head", "options", "trace"]
         let inJSON = Set(Self.paths.flatMap { path, item in item.keys.filter(methods.contains).map { "\($0.uppercased()) \(path)" } })
-        #expect(!inJSON.isEmpty, "openapi.json was not found or has no paths")
+        #expect(!inJSON.isEmpty, "openapi.json is not embedded or has no paths")
         let differ = inJSON.symmetricDifference(OpenAPIContractTests.describedOperations(OpenAPIContractTests.specification))
-        #expect(differ.isEmpty, "openapi.json is stale (run scripts/openapi-json.py); in one file only: \(differ.sorted())")
+        #expect(differ.isEmpty, "openapi.json and openapi.yaml differ; in one only: \(differ.sorted())")
     }
 
     @Test("the same operation ids, schemas and version")
@@ -49,11 +50,11 @@ struct OpenAPIJSONTests {
             return trimmed.hasPrefix("operationId: ") ? String(trimmed.dropFirst("operationId: ".count)) : nil
         })
         let jsonIDs = Set(Self.paths.values.flatMap { item in item.values.compactMap { ($0 as? [String: Any])?["operationId"] as? String } })
-        #expect(jsonIDs == yamlIDs, "openapi.json is stale (run scripts/openapi-json.py): \(jsonIDs.symmetricDifference(yamlIDs).sorted())")
+        #expect(jsonIDs == yamlIDs, "openapi.json and openapi.yaml differ: \(jsonIDs.symmetricDifference(yamlIDs).sorted())")
 
         let schemas = ((Self.json["components"] as? [String: Any])?["schemas"] as? [String: Any]).map { Set($0.keys) } ?? []
         let yamlSchemas = Self.yamlNames(after: "  schemas:", indent: 4)
-        #expect(schemas == yamlSchemas, "openapi.json is stale (run scripts/openapi-json.py): \(schemas.symmetricDifference(yamlSchemas).sorted())")
+        #expect(schemas == yamlSchemas, "openapi.json and openapi.yaml differ: \(schemas.symmetricDifference(yamlSchemas).sorted())")
 
         let version = (Self.json["info"] as? [String: Any])?["version"] as? String
         #expect(OpenAPIContractTests.specification.contains("\n  version: \(version ?? "?")\n"))

@@ -9,8 +9,8 @@ import Testing
 /// documented operation, and its status looked up in that operation's documented answers.
 @Suite("openapi.yaml lists, for every operation, the refusals decided before routing")
 struct OpenAPIPreRouteTests {
-    /// Every documented operation, with its documented statuses (from openapi.json, which
-    /// OpenAPIJSONTests keeps equal to openapi.yaml).
+    /// Every documented operation, with its documented statuses (from the embedded
+    /// openapi.json, which is made from openapi.yaml at build time).
     static var operations: [Operation] {
         let methods: Set<String> = ["get", "put", "post", "delete", "patch"]
         return OpenAPIJSONTests.paths.flatMap { template, item in

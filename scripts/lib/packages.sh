@@ -40,5 +40,5 @@ ensure_packages() {
 # for lldb...): NavPrefs builds, and its tests build and run, without them.
 TOOLCHAIN_PACKAGES=(binutils libc6-dev libgcc-12-dev libcurl4 libxml2 libncurses6 libsqlite3-0)
 # What `swift build` of NavPrefs needs: the toolchain's packages, and the libraries NavPrefs is
-# built on (Package.swift's systemLibrary targets).
-BUILD_PACKAGES=("${TOOLCHAIN_PACKAGES[@]}" libmicrohttpd-dev libsqlite3-dev libjansson-dev libpq-dev libssl-dev pkg-config)
+# built on (Package.swift's systemLibrary targets; libyaml only for the console's build tool).
+BUILD_PACKAGES=("${TOOLCHAIN_PACKAGES[@]}" libmicrohttpd-dev libsqlite3-dev libjansson-dev libpq-dev libssl-dev libyaml-dev pkg-config)
