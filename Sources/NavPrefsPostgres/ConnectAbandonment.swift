@@ -22,48 +22,41 @@ public final class ConnectAbandonment: Sendable {
 }
 
 /// One blocking connect on its own thread, which the waiter may leave: the connection then
-/// made is closed by that thread.
-///
-/// Safety (`@unchecked Sendable`): `handle` and `left` are read and written only under `lock`;
-/// the handle is handed to exactly one owner (the waiter, or the thread that closes it).
-final class AbandonableConnect: @unchecked Sendable {
-    private let lock = NSCondition()
-    private var handle: OpaquePointer?
-    private var finished = false
-    private var left = false
+/// made is closed by that thread. The handle travels through a ``JobQueue``, the one hand-off
+/// between threads: the waiter takes it, or closes the queue when it leaves, and then a handle
+/// that arrives finds the queue closed and is closed by the thread that made it.
+enum AbandonableConnect {
+    /// libpq's handle, handed from the connecting thread to exactly one owner.
+    ///
+    /// Safety (`@unchecked Sendable`): the handle is used by one thread at a time: the connecting
+    /// thread until it submits it, then whoever takes it from the queue.
+    private struct Made: @unchecked Sendable {
+        let handle: OpaquePointer?
+    }
 
     /// Runs `connect` on a new thread and waits for it, checking `abandonment` every 50 ms.
     /// - Returns: the handle `connect` made (`nil` when libpq could not allocate one).
     static func run(_ connect: @escaping @Sendable () -> OpaquePointer?,
                     abandonment: ConnectAbandonment) throws(PostgresError) -> OpaquePointer? {
         guard !abandonment.isRequested else { throw abandoned }
-        let attempt = AbandonableConnect()
-        startNamedThread("pg-connect") { attempt.finish(connect()) }
-        attempt.lock.lock()
-        defer { attempt.lock.unlock() }
-        while !attempt.finished {
+        let made = JobQueue<Made>()
+        startNamedThread("pg-connect") {
+            let attempt = Made(handle: connect())
+            // Refused: the waiter left; nobody else will close this connection.
+            if !made.submit(attempt), let handle = attempt.handle { PQfinish(handle) }
+        }
+        while true {
+            if let arrived = made.take(upTo: 1, until: Date(timeIntervalSinceNow: 0.05))?.first { return arrived.handle }
             if abandonment.isRequested {
-                attempt.left = true
+                made.close()
+                // A handle submitted just before the close is closed here.
+                for late in made.takeAllQueued() { if let handle = late.handle { PQfinish(handle) } }
                 throw abandoned
             }
-            _ = attempt.lock.wait(until: Date(timeIntervalSinceNow: 0.05))
         }
-        return attempt.handle
     }
 
     private static var abandoned: PostgresError {
         PostgresError(.connection, "connecting was abandoned: the service is stopping")
-    }
-
-    private func finish(_ made: OpaquePointer?) {
-        lock.lock()
-        defer { lock.unlock() }
-        if left {
-            if let made { PQfinish(made) }
-            return
-        }
-        handle = made
-        finished = true
-        lock.signal()
     }
 }

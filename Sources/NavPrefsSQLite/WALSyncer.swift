@@ -42,7 +42,7 @@ final class WALSyncer: Sendable {
     let flushes = Atomic<Int>(0)
     let writesReleased = Atomic<Int>(0)
     /// Held by the thread around each flush and its releases, and by ``holdingFlushes(_:)``.
-    private let flushHold = NSLock()
+    private let flushHold = Mutex<Void>(())
     /// Whether a flush (and its releases) is under way: what commits now waits for the next one.
     private let flushing = Atomic<Bool>(false)
     /// Set by a turn that keeps its transaction open until the flush under way ends
@@ -84,29 +84,30 @@ final class WALSyncer: Sendable {
             defer { Glibc.close(descriptor) }
             while let taken = queue.take(upTo: .max) {
                 flushing.store(true, ordering: .sequentiallyConsistent)
-                flushHold.lock()
-                defer {
-                    flushHold.unlock()
-                    flushing.store(false, ordering: .sequentiallyConsistent)
-                    if turnWaits.exchange(false, ordering: .sequentiallyConsistent), let wake = wakeTurns.withLock({ $0 }) { wake.call() }
-                }
-                let failed = flush(descriptor, walPath: walPath)
-                flushes.add(1, ordering: .relaxed)
-                if let failed {
-                    for release in taken { for job in release.jobs { job.abandon(failed) } }
-                    continue
-                }
-                // Every event of the flush first, in commit order, then every answer.
-                feed.publish(taken.flatMap(\.events))
-                var count = 0
-                for release in taken {
-                    for job in release.jobs { job.finish() }
-                    count += release.jobs.count
-                }
-                writesReleased.add(count, ordering: .relaxed)
+                flushHold.withLock { _ in flushAndRelease(taken, descriptor: descriptor, walPath: walPath, feed: feed) }
+                flushing.store(false, ordering: .sequentiallyConsistent)
+                if turnWaits.exchange(false, ordering: .sequentiallyConsistent), let wake = wakeTurns.withLock({ $0 }) { wake.call() }
             }
         }
         started.store(true, ordering: .releasing)
+    }
+
+    /// One flush, then what it made durable: every event of the flush first, in commit order,
+    /// then every answer; on a failed flush, every write it covered answered with the failure.
+    private func flushAndRelease(_ taken: ArraySlice<Release>, descriptor: Int32, walPath: String, feed: EventFeed) {
+        let failed = flush(descriptor, walPath: walPath)
+        flushes.add(1, ordering: .relaxed)
+        if let failed {
+            for release in taken { for job in release.jobs { job.abandon(failed) } }
+            return
+        }
+        feed.publish(taken.flatMap(\.events))
+        var count = 0
+        for release in taken {
+            for job in release.jobs { job.finish() }
+            count += release.jobs.count
+        }
+        writesReleased.add(count, ordering: .relaxed)
     }
 
     /// Queues what a commit holds back (on the committing thread, with the write connection
@@ -121,10 +122,8 @@ final class WALSyncer: Sendable {
 
     /// Runs `body` while no flush starts: what commits meanwhile waits, unanswered and unpublished.
     /// For tests that look at a commit whose flush is still pending.
-    func holdingFlushes<T>(_ body: () throws -> T) rethrows -> T {
-        flushHold.lock()
-        defer { flushHold.unlock() }
-        return try body()
+    func holdingFlushes<T: Sendable>(_ body: () throws -> T) rethrows -> T {
+        try flushHold.withLock { _ in try body() }
     }
 
     /// How the thread whose turns may keep a transaction open across a flush is woken once
