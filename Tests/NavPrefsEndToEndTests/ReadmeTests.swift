@@ -73,10 +73,43 @@ struct ReadmeTests {
         #expect(Self.pages.allSatisfy { !$0.text.isEmpty })
     }
 
-    @Test("the curl examples of README and docs/ print exactly what they show, and cover every route")
+    /// The ```console blocks of openapi.yaml's descriptions (an operation may carry its example
+    /// in the contract, where the API reference page shows it), each block de-indented by its
+    /// fence's indentation, in the document's order.
+    static var contractExamples: [(command: String, output: [String])] {
+        let yaml = (try? String(contentsOf: root.appendingPathComponent("openapi.yaml"), encoding: .utf8)) ?? ""
+        var blocks: [String] = []
+        var indent: Int?
+        for line in yaml.split(separator: "\n", omittingEmptySubsequences: false) {
+            let trimmed = line.drop { $0 == " " }
+            if let current = indent {
+                let text = String(line.dropFirst(min(current, line.count - trimmed.count)))
+                blocks.append(text)
+                if trimmed == "```" { indent = nil }
+            } else if trimmed == "```console" {
+                indent = line.count - trimmed.count
+                blocks.append("```console")
+            }
+        }
+        return examples(in: blocks.joined(separator: "\n"))
+    }
+
+    @Test("the curl examples of README, docs/ and openapi.yaml print exactly what they show, and cover every route")
     func curlExamples() async throws {
         let examples = Self.pages.flatMap { page in Self.examples(in: page.text).map { (page: page.path, command: $0.command, output: $0.output) } }
         #expect(examples.count >= 10)
+        // The contract's examples run on a service of their own, from an empty database: each
+        // stands alone, whatever the pages' sequence did (tokens, profiles in listings).
+        let contract = Self.contractExamples.map { (page: "openapi.yaml", command: $0.command, output: $0.output) }
+        #expect(!contract.isEmpty, "openapi.yaml carries no ```console example")
+        let served = try await Self.run(examples).union(try await Self.run(contract))
+        let operations = try await Self.operations()
+        #expect(operations.subtracting(served).isEmpty, "routes without an example in README, docs/ or openapi.yaml: \(operations.subtracting(served).sorted())")
+    }
+
+    /// Runs `examples` in order against a service started on a new database, expects each to
+    /// print what it shows, and returns the operations the service's request log names.
+    static func run(_ examples: [(page: String, command: String, output: [String])]) async throws -> Set<String> {
         let scratch = try Scratch()
         defer { scratch.remove() }
         let (service, port) = try await ServiceProcess.start(database: scratch.path("readme.sqlite"))
@@ -87,7 +120,7 @@ struct ReadmeTests {
         for example in examples {
             let command = example.command.replacingOccurrences(of: "localhost:8080", with: "127.0.0.1:\(port)")
             let result: (status: Int32, output: String)
-            if let name = Self.assignedVariable(command) {
+            if let name = assignedVariable(command) {
                 // Run as the shell runs it; the value goes to the later examples, nothing is printed.
                 let assigned = try shell("\(command) || exit $?\nprintf '%s' \"$\(name)\"", environment: environment)
                 environment[name] = assigned.output
@@ -103,20 +136,18 @@ struct ReadmeTests {
             var printed = result.output.replacingOccurrences(of: "\r\n", with: "\n")
                 .split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
             if printed.last == "" { printed.removeLast() }
-            #expect(Self.normalized(printed) == Self.normalized(example.output), "\(example.page): example differs: \(example.command)")
+            #expect(normalized(printed) == normalized(example.output), "\(example.page): example differs: \(example.command)")
         }
         service.send(SIGTERM)
         #expect(await service.waitForExit() == 0)
 
-        // Every operation was exercised by some example (the request log names route templates).
-        let served = Set(service.standardOutput.split(separator: "\n").compactMap { line -> String? in
+        // The request log names the route template of every request.
+        return Set(service.standardOutput.split(separator: "\n").compactMap { line -> String? in
             guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
                   object["msg"] as? String == "request", let status = object["status"] as? Int, status != 405,
                   let method = object["method"] as? String, let route = object["route"] as? String else { return nil }
             return "\(method) \(route)"
         })
-        let operations = try await Self.operations()
-        #expect(operations.subtracting(served).isEmpty, "routes without an example in README or docs/: \(operations.subtracting(served).sorted())")
     }
 
     static func operations() async throws -> Set<String> {
