@@ -4,8 +4,9 @@ import NavPrefsJSON
 import NavPrefsStore
 
 /// UserDefaults over HTTP, semantics P-0..P-7:
-/// - `GET /v1/profiles/{profile}/preferences` (`dictionaryRepresentation()`) and `PATCH` (a JSON
-///   Merge Patch, RFC 7396: several keys set and removed in one transaction, `setValuesForKeys`);
+/// - `GET /v1/profiles/{profile}/preferences` (`dictionaryRepresentation()`), `PATCH` (a JSON
+///   Merge Patch, RFC 7396: several keys set and removed in one transaction, `setValuesForKeys`)
+///   and `DELETE` (every stored value removed, `removePersistentDomain(forName:)`);
 /// - `GET`/`PUT`/`DELETE /v1/profiles/{profile}/preferences/{key}`, with every getter of
 ///   UserDefaults as a typed read (`?as=integer`...), exactly as Foundation answers it.
 ///
@@ -24,6 +25,7 @@ struct PreferenceRoutes: RouteCollection {
         [
             Route(.get, Self.collection, .profile, .reads, list),
             Route(.patch, Self.collection, .profile, .writes, maxBodyBytes: Route.largeBody, patch),
+            Route(.delete, Self.collection, .profile, .writes, removeAll),
             Route(.get, Self.item, .profile, .reads, read),
             Route(.put, Self.item, .profile, .writes, maxBodyBytes: 80 << 10, write),
             Route(.delete, Self.item, .profile, .writes, remove),
@@ -68,6 +70,18 @@ struct PreferenceRoutes: RouteCollection {
             throw APIError(error)
         }
         return try IdempotentWrites.run(request, profile: profile, store: store, write, renderOn: lane) { change in
+            JSONResponse.make(Self.body(change), version: change.version)
+        }
+    }
+
+    /// `DELETE` of the whole set, `removePersistentDomain(forName:)`: every stored value removed in
+    /// one transaction under one `If-Match` (the version of the whole set), answered as a `PATCH`
+    /// removing each is; registered defaults stay and show again.
+    private func removeAll(_ request: APIRequest) throws(APIError) -> APIResult {
+        let profile = try request.profile()
+        let precondition = ETag.writePrecondition(from: request.http.headers)
+        return try IdempotentWrites.run(request, profile: profile, store: store, .removeAllPreferences(of: profile, if: precondition),
+                                        renderOn: lane) { change in
             JSONResponse.make(Self.body(change), version: change.version)
         }
     }

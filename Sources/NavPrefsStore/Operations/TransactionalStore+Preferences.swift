@@ -119,6 +119,32 @@ extension StoreWrite where Value == PreferencesChange {
                                 events: events, counterView: changed.isEmpty ? nil : PreferenceSteps.counterView(afterChanging: changed, of: profile))
         }
     }
+
+    /// `removePersistentDomain(forName:)`: every value stored in the profile removed in one
+    /// transaction, as a patch of `null` for each stored key removes them
+    /// (``updatePreferences(_:of:if:maxValueBytes:)``): each key logs its own event (`counter` for
+    /// `numIndex`, `refresh` for a font key), oldest value first (the keys of one write by name),
+    /// all committed together. The
+    /// registered defaults stay, as the call leaves the registration domain alone, so a key with
+    /// one reads it again (P-6) and the counter and font read what a fresh install reads. With
+    /// nothing stored nothing changes and nothing is logged. The keys are read with the profile
+    /// locked, so a value written just before is removed too. Its work grows with the profile, so
+    /// it runs on the writer, not in the loop's turn.
+    public static func removeAllPreferences(of profile: ProfileName, if precondition: WritePrecondition?) -> StoreWrite {
+        StoreWrite(of: profile, growsStorage: false) { transaction, limits in
+            _ = try transaction.firstRow(.profileVersionsForUpdate, .text(profile.rawValue))
+            var stored: [(key: PreferenceKey, version: Int64)] = []
+            for row in try transaction.rows(.storedPreferences, .text(profile.rawValue)) {
+                let name = try row.text(0)
+                guard let key = try? PreferenceKey(name) else { throw StoreError.corrupted(reason: "stored key '\(name.prefix(80))'") }
+                stored.append((key, try row.int64(2)))
+            }
+            // Oldest value first; the keys one write set (the font's two) by name.
+            let updates = stored.sorted { ($0.version, $0.key.rawValue) < ($1.version, $1.key.rawValue) }
+                .map { PreferenceUpdate(key: $0.key, value: nil) }
+            return try updatePreferences(updates, of: profile, if: precondition).steps(transaction, limits)
+        }
+    }
 }
 
 /// The steps the preference writes and reads share.
