@@ -166,8 +166,12 @@ struct AuthAPITests {
             let list = try await app.request("GET", "/v1/admin/tokens", headers: admin)
             #expect(list.status == 200)
             let items = try #require(try list.json()["tokens"] as? [[String: Any]])
-            #expect(items.map { $0["profile"] as? String } == [nil, "ana", "bob"])
-            #expect(items.map { $0["admin"] as? Bool } == [true, false, false])
+            // Oldest first; tokens made in the same millisecond (setUp makes three at once) by id.
+            #expect(items.count == 3)
+            #expect(items.filter { $0["admin"] as? Bool == true }.map { $0["profile"] is NSNull || $0["profile"] == nil } == [true])
+            #expect(items.compactMap { $0["profile"] as? String }.sorted() == ["ana", "bob"])
+            let order = items.map { "\($0["createdAt"] as? String ?? "?") \($0["id"] as? String ?? "?")" }
+            #expect(order == order.sorted(), "not oldest first, ties by id: \(order)")
             for token in [tokens.admin, tokens.ana, tokens.bob] {
                 #expect(!list.text.contains(token.suffix(64)), "a secret is listed")
             }
