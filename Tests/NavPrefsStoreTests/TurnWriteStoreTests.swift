@@ -132,6 +132,12 @@ struct TurnWriteStoreTests {
             let subscription = store.feed.observe { events in received.withLock { $0 += events } }
             defer { subscription.cancel() }
             #expect(try await store.apply(.increment(.one), toCounterOf: profile("pending"), if: nil).state.counter.value == 1)
+            // That write went through the writer, and at FULL the syncer answers it after the
+            // flush, which can come before the writer thread counts it finished: a turn's write
+            // then goes to the writer instead (ASan's slower run did it once). Wait for the writer.
+            let deadline = ContinuousClock.now + .seconds(10)
+            while !store.writer.isIdle, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
+            try #require(store.writer.isIdle, "the writer never went idle")
             let answers = Answers()
             let seen = try await onOwnThread { () -> (inTurn: Int64?, cached: Int64?, read: Int64?, answered: Int, published: Int) in
                 try store.syncer.holdingFlushes {
