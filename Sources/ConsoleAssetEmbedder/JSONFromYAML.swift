@@ -4,7 +4,7 @@ import Foundation
 /// ensure_ascii=False, allow_nan=False)` writes it: PyYAML's YAML 1.1 rules type the plain
 /// scalars, mappings keep their order, a repeated key keeps its first place and its last value.
 /// scripts/check-openapi-json.py holds the two byte for byte, on openapi.yaml and on a file of
-/// the edge cases (Tests/Fixtures/yaml-to-json.yaml).
+/// the edge cases (scripts/fixtures/yaml-to-json-cases.yaml).
 enum JSONFromYAML {
     /// A value as PyYAML's safe loader constructs it.
     indirect enum Value {
@@ -100,9 +100,13 @@ enum JSONFromYAML {
         } else if digits.contains(":") {
             var total: Int? = 0
             for part in digits.split(separator: ":") {
-                guard let sum = total, let part = Int(part) else { break }
+                guard let sum = total, let part = Int(part) else {
+                    total = nil
+                    break
+                }
                 let (shifted, overflow) = sum.multipliedReportingOverflow(by: 60)
-                total = overflow ? nil : shifted + part
+                let (next, overflowAdding) = shifted.addingReportingOverflow(part)
+                total = overflow || overflowAdding ? nil : next
             }
             number = total.map { sign.isEmpty ? $0 : -$0 }
         } else {

@@ -124,12 +124,12 @@ extension StoreWrite where Value == PreferencesChange {
     /// transaction, as a patch of `null` for each stored key removes them
     /// (``updatePreferences(_:of:if:maxValueBytes:)``): each key logs its own event (`counter` for
     /// `numIndex`, `refresh` for a font key), oldest value first (the keys of one write by name),
-    /// all committed together. The
-    /// registered defaults stay, as the call leaves the registration domain alone, so a key with
-    /// one reads it again (P-6) and the counter and font read what a fresh install reads. With
-    /// nothing stored nothing changes and nothing is logged. The keys are read with the profile
-    /// locked, so a value written just before is removed too. Its work grows with the profile, so
-    /// it runs on the writer, not in the loop's turn.
+    /// all committed together. The registered defaults stay, as the call leaves the registration
+    /// domain alone, so a key with one reads it again (P-6) and the counter and font read what a
+    /// fresh install reads. With nothing stored nothing changes and nothing is logged. The keys are
+    /// read with the profile locked, so a value written just before is removed too. Its work grows with the profile (at
+    /// most ``StoreLimits/maxPreferencesPerProfile`` keys, 1,000 by default: a full PATCH's work),
+    /// so it runs on the writer, not in the loop's turn.
     public static func removeAllPreferences(of profile: ProfileName, if precondition: WritePrecondition?) -> StoreWrite {
         StoreWrite(of: profile, growsStorage: false) { transaction, limits in
             _ = try transaction.firstRow(.profileVersionsForUpdate, .text(profile.rawValue))

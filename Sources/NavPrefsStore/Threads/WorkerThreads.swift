@@ -35,9 +35,9 @@ package func startWorkerThread<State>(
 
 /// Starts a named thread that runs `run` and then signals `exited`: a loop over a queue or a
 /// clock until its owner stops it, which joins it by waiting for `exited`. The other threads
-/// start through ``startNamedThread(_:_:)``: PostgreSQL's abandonable connect, and the one-off threads of ``runOffThePool(_:)`` and
-/// ``waitOffThePool(_:)`` below. Only the event loop's (MicroHTTPServer, below this module) and
-/// the client's (a library of its own) start otherwise.
+/// start through ``startNamedThread(_:_:)``: PostgreSQL's abandonable connect, and the one-off
+/// threads of ``runOffThePool(_:)`` and ``waitOffThePool(_:)`` below. Only the event loop's
+/// (MicroHTTPServer, below this module) and the client's (a library of its own) start otherwise.
 package func startWorkerThread(name: String, exited: DispatchSemaphore, run: @escaping @Sendable () -> Void) {
     startNamedThread(name) {
         defer { exited.signal() }
