@@ -8,10 +8,10 @@ import StoreTestSupport
 import Synchronization
 import Testing
 
-/// The writes of an event loop's turn on SQLite (issue 34, ``TurnWrites``): a light write runs
-/// at once on the thread that opened the turn, in the turn's transaction, and is answered only
-/// once that transaction's commit is durable; a refused write rolls back alone; a storage error
-/// gives up the turn's transaction whole. A thread of the test plays the event loop.
+/// The writes of an event loop's turn on SQLite (issue 34, ``TurnWrites``): a light write is
+/// taken by the thread that opened the turn and runs there when the turn ends, in the turn's
+/// transaction, and is answered only once that transaction's commit is durable; a refused write
+/// rolls back alone; a storage error gives up the turn's transaction whole. A thread of the test plays the event loop.
 @Suite("SQLite store: the writes of an event loop's turn")
 struct TurnWriteStoreTests {
     /// What came back for each write, in the order the completions ran, and on which thread.
@@ -84,6 +84,41 @@ struct TurnWriteStoreTests {
             #expect(events.count == 10, "one event per accepted write, none for the refused one")
             #expect(events.filter { $0.profile == profile("turn0") }.map(\.id) == [1, 2, 3, 4],
                     "the refused write's event id was rolled back with its savepoint; events in commit order")
+        }
+    }
+
+    @Test("a turn's writes run together when it ends, in the order taken, on its thread; the 32nd write taken runs the 32 waiting, so the loop never runs more at once")
+    func takenWritesRunTogether() async throws {
+        try await withSQLiteStore(durability: .normal) { store, _ in
+            let runs = Locked<[(index: Int, thread: UInt)]>([])
+            let answers = Answers()
+            @Sendable func write(_ index: Int) -> StoreWrite<CounterChange> {
+                let increment = Self.increment("together")
+                return StoreWrite(of: profile("together"), growsStorage: false, boundedWork: true) { transaction, limits in
+                    runs.withLock { $0.append((index, UInt(pthread_self()))) }
+                    return try increment.steps(transaction, limits)
+                }
+            }
+            let (ranWhileTaking, ranAtThe32nd, turnThread) = try await onOwnThread { () -> (Int, Int, UInt) in
+                store.beginTurn()
+                for index in 0..<(TurnWrites.runTogether - 1) { store.perform(write(index), completion: answers.completion("w\(index)")) }
+                let whileTaking = runs.withLock { $0.count }
+                store.perform(write(TurnWrites.runTogether - 1), completion: answers.completion("w\(TurnWrites.runTogether - 1)"))
+                let atThe32nd = runs.withLock { $0.count }
+                for index in TurnWrites.runTogether..<(TurnWrites.runTogether + 3) {
+                    store.perform(write(index), completion: answers.completion("w\(index)"))
+                }
+                store.endTurn()
+                return (whileTaking, atThe32nd, UInt(pthread_self()))
+            }
+            let total = TurnWrites.runTogether + 3
+            #expect(ranWhileTaking == 0, "a write taken waits for the turn's end")
+            #expect(ranAtThe32nd == TurnWrites.runTogether, "the write that fills the batch runs the ones waiting")
+            try await answers.wait(for: total)
+            let order = runs.withLock { $0 }
+            #expect(order.map(\.index) == Array(0..<total), "run once each, in the order taken")
+            #expect(Set(order.map(\.thread)) == [turnThread], "on the turn's thread")
+            for index in 0..<total { #expect(answers.value("w\(index)") == Int64(index + 1), "w\(index)") }
         }
     }
 
