@@ -64,13 +64,14 @@ public protocol Store: Sendable {
 /// the event loop's turns; a store without it (PostgreSQL) takes every write on its own threads.
 public protocol TurnWriting: Sendable {
     /// The calling thread begins a turn (the event loop, before it serves its ready
-    /// connections): the writes it makes until ``endTurn()`` whose work is bounded may run at
-    /// once on this thread, in one transaction, answered only after that transaction is
-    /// committed at the store's durability. Ignored while another thread's turn is open.
+    /// connections): the writes it makes until ``endTurn()`` whose work is bounded may be taken
+    /// by the turn and run on this thread, together, in one transaction, answered only after
+    /// that transaction is committed at the store's durability. Ignored while another thread's
+    /// turn is open.
     func beginTurn()
 
-    /// Ends the calling thread's turn: commits the writes it ran, once, and answers them (with
-    /// a flush, once the flush is done). Never waits for a flush or another thread. The
+    /// Ends the calling thread's turn: runs the writes it took and commits them, once, and
+    /// answers them (with a flush, once the flush is done). Never waits for a flush or another thread. The
     /// transaction may stay open while a flush runs, to commit at a later turn's end, if the
     /// thread called ``startTurns(wake:)``.
     func endTurn()
