@@ -18,8 +18,10 @@ import Synchronization
 /// visible before the commit either way, so the order and what readers see do not change.
 ///
 /// A refused write (412, 409) rolls back its savepoint alone and is answered with the rest, after
-/// the commit. A storage error rolls the turn's transaction back: every write taken into it is
-/// answered with the error and none of it is kept; a later write of the turn starts a new one.
+/// the commit. A storage error rolls the turn's transaction back: every write run in it, and the
+/// one that failed, is answered with the error and none of it is kept; the writes after it start
+/// a new one (answered with the error too if that one cannot begin: another process took the
+/// database's lock in between).
 /// At most `maxBatch` writes share a commit, and at most ``runTogether`` wait to run, so that the
 /// loop is never held for more than that many writes' statements at once.
 ///
