@@ -250,9 +250,9 @@ public final class SQLiteStore: TransactionalStore, CounterCacheReading, TurnWri
     }
 
     /// A light write whose work is bounded is taken by the calling thread's turn, when it has
-    /// one, and runs when that turn ends (``TurnWrites``); every other write goes to the writer thread, which groups
-    /// whatever is queued into one transaction whatever the profiles (a single writer waits for
-    /// no other), the heavy ones apart (``SQLiteWriter``).
+    /// one, and runs when that turn ends (``TurnWrites``); every other write goes to the writer
+    /// thread, which groups whatever is queued into one transaction whatever the profiles (a
+    /// single writer waits for no other), the heavy ones apart (``SQLiteWriter``).
     public func write<Value: Sendable>(changing profile: ProfileName?, weight: Int, bounded: Bool,
                                        _ body: @escaping @Sendable (any StoreTransaction) throws -> WriteOutcome<Value>,
                                        completion: @escaping StoreCompletion<Value>) {

@@ -71,9 +71,9 @@ public protocol TurnWriting: Sendable {
     func beginTurn()
 
     /// Ends the calling thread's turn: runs the writes it took and commits them, once, and
-    /// answers them (with a flush, once the flush is done). Never waits for a flush or another thread. The
-    /// transaction may stay open while a flush runs, to commit at a later turn's end, if the
-    /// thread called ``startTurns(wake:)``.
+    /// answers them (with a flush, once the flush is done). Never waits for a flush or another
+    /// thread. The transaction may stay open while a flush runs, to commit at a later turn's end,
+    /// if the thread called ``startTurns(wake:)``.
     func endTurn()
 
     /// The calling thread will run turns from now on, and `wake` wakes it between them (the

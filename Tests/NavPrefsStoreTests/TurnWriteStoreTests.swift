@@ -11,7 +11,8 @@ import Testing
 /// The writes of an event loop's turn on SQLite (issue 34, ``TurnWrites``): a light write is
 /// taken by the thread that opened the turn and runs there when the turn ends, in the turn's
 /// transaction, and is answered only once that transaction's commit is durable; a refused write
-/// rolls back alone; a storage error gives up the turn's transaction whole. A thread of the test plays the event loop.
+/// rolls back alone; a storage error gives up the writes run in the transaction and the failing
+/// one, and the later writes start a new one. A thread of the test plays the event loop.
 @Suite("SQLite store: the writes of an event loop's turn")
 struct TurnWriteStoreTests {
     /// What came back for each write, in the order the completions ran, and on which thread.
