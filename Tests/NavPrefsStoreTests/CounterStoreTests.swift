@@ -125,6 +125,42 @@ struct CounterStoreTests {
         }
     }
 
+    @Test("A-1 through the registered default: a removed counter and one never written show the defaults' version (the later of it and the removal's), and the guarded write holds to it", arguments: StoreKind.testCases)
+    func preconditionsThroughDefaults(kind: StoreKind) async throws {
+        try await withStore(kind) { store, _ in
+            // A removed counter keeps its row (value NULL) at the removal's version, 2.
+            let removed = profile("casRemoved")
+            _ = try await store.apply(.set(3), toCounterOf: removed, if: nil)
+            _ = try await store.removePreference(WellKnownKey.counter, of: removed, if: nil)
+            _ = try await store.setDefaults(["numIndex": .integer(40)], merging: false, of: removed, if: nil)
+            #expect(try await store.counter(of: removed) == CounterState(profile: removed, counter: Counter(40), version: Version(3)))
+            await #expect(throws: StoreError.preconditionFailed(current: Version(3)), "the removal's version is not the one shown") {
+                try await store.apply(.increment(.one), toCounterOf: removed, if: .version(in: [Version(2)]))
+            }
+            await #expect(throws: StoreError.preconditionFailed(current: Version(3))) {
+                try await store.apply(.increment(.one), toCounterOf: removed, if: .noneOf([Version(3)]))
+            }
+            await #expect(throws: StoreError.counter(.outOfRange(current: 40, operation: .increment(step(Int64.max))))) {
+                try await store.apply(.increment(step(Int64.max)), toCounterOf: removed, if: .version(in: [Version(3)]))
+            }
+            #expect(try await store.apply(.increment(.one), toCounterOf: removed, if: .version(in: [Version(3)])).state
+                    == CounterState(profile: removed, counter: Counter(41), version: Version(4)))
+            // Defaults and no stored counter: no row to update; the write inserts one.
+            let registered = profile("casRegistered")
+            _ = try await store.setDefaults(["numIndex": .integer(7)], merging: false, of: registered, if: nil)
+            await #expect(throws: StoreError.preconditionFailed(current: Version(1))) {
+                try await store.apply(.increment(.one), toCounterOf: registered, if: .version(in: [Version(0)]))
+            }
+            await #expect(throws: StoreError.preconditionFailed(current: Version(1)), "If-None-Match: * is not a counter with a default") {
+                try await store.apply(.set(1), toCounterOf: registered, if: .absent)
+            }
+            #expect(try await store.counter(of: registered) == CounterState(profile: registered, counter: Counter(7), version: Version(1)),
+                    "refused writes change nothing")
+            #expect(try await store.apply(.decrement(.one), toCounterOf: registered, if: .noneOf([Version(0)])).state
+                    == CounterState(profile: registered, counter: Counter(6), version: Version(2)))
+        }
+    }
+
     @Test("C-6: concurrent increments lose nothing and each sees a distinct value", arguments: StoreKind.testCases)
     func concurrentIncrements(kind: StoreKind) async throws {
         try await withStore(kind) { store, _ in

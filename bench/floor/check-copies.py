@@ -4,7 +4,8 @@
 usage: check-copies.py [REPOSITORY]   (default: two levels above this file)
 
 Compares the migrations block of Sources/NavPrefsSQLite/SQLiteSchema.swift and the statements
-applyCounter, appendEvent, createProfile, claimEventID and `now` of SQLiteStatements.swift, and
+applyCounter (with storedCounter and storedCounterVersion), appendEvent, createProfile, claimEventID and `now`
+of SQLiteStatements.swift, and
 the migration steps both stores share (Sources/NavPrefsStore/Engine/SharedMigrations.swift), with
 bench/floor/Sources/floor/{Schema,Statements,SharedMigrations}.swift. Exits 1 and names what differs.
 """
@@ -38,7 +39,7 @@ if migrations(read(root, "Sources/NavPrefsSQLite/SQLiteSchema.swift")) != migrat
     problems.append("the migrations differ from Sources/NavPrefsSQLite/SQLiteSchema.swift")
 theirs = read(root, "Sources/NavPrefsSQLite/SQLiteStatements.swift")
 ours = read(here, "Sources/floor/Statements.swift")
-for name in ("now", "applyCounter", "appendEvent", "createProfile", "claimEventID"):
+for name in ("now", "applyCounter", "storedCounter", "storedCounterVersion", "appendEvent", "createProfile", "claimEventID"):
     a, b = statement(theirs, name), statement(ours, name)
     if a is None or a != b:
         problems.append(f"{name} differs from Sources/NavPrefsSQLite/SQLiteStatements.swift")

@@ -163,6 +163,46 @@ enum Schema {
             ALTER TABLE idempotency_keys ADD COLUMN token_seq INTEGER NOT NULL DEFAULT 0;  -- and in its token (0: none)
             \(SharedMigrations.numberIdempotencyKeys)
             """),
+        (11, "who changed what: each value's and the defaults' last change, and each event's history", """
+            -- When a stored value (or its removal) was written, and by whom: the author's JSON
+            -- (token id, label, device). NULL for what was written before this version.
+            ALTER TABLE preferences ADD COLUMN changed_at INTEGER;
+            ALTER TABLE preferences ADD COLUMN author TEXT;
+            ALTER TABLE profiles ADD COLUMN defaults_changed_at INTEGER;
+            ALTER TABLE profiles ADD COLUMN defaults_author TEXT;
+            -- The history an entry belongs to: a preference's key, numIndex for the counter,
+            -- sliderValuekey for the font settings; NULL for the defaults and navigation. A key's
+            -- history is then one range of its index, newest first. The table is copied rather
+            -- than updated in place (half the time: 9.9 s against 18.8 s for 800,000 events,
+            -- 160 MB, on a loaded 2-core machine), with `subject` before `data`, as the sizes are.
+            CREATE TABLE events_v11 (
+                profile    TEXT    NOT NULL,
+                id         INTEGER NOT NULL,
+                log_offset INTEGER NOT NULL,
+                log_size   INTEGER NOT NULL,
+                created_at INTEGER NOT NULL,
+                type       TEXT    NOT NULL,
+                subject    TEXT,
+                data       TEXT    NOT NULL,
+                PRIMARY KEY (profile, id)
+            ) STRICT, WITHOUT ROWID;
+            INSERT INTO events_v11 (profile, id, log_offset, log_size, created_at, type, subject, data)
+                SELECT profile, id, log_offset, log_size, created_at, type,
+                       CASE type
+                           WHEN 'counter' THEN 'numIndex'
+                           WHEN 'refresh' THEN 'sliderValuekey'
+                           WHEN 'preference' THEN CASE WHEN json_valid(data) THEN
+                               CASE WHEN json_type(data, '$.key') = 'text' THEN json_extract(data, '$.key') END END
+                       END,
+                       data
+                FROM events;
+            DROP TABLE events;
+            ALTER TABLE events_v11 RENAME TO events;
+            CREATE INDEX events_by_time ON events (created_at);
+            -- Not the counter's events: its history reads the log by id (an entry here would cost
+            -- every increment a page more in the write-ahead log).
+            CREATE INDEX events_by_subject ON events (profile, subject, id) WHERE subject IS NOT NULL AND type <> 'counter';
+            """),
     ]
 
     /// Creates the schema in a new database; leaves an existing one as it is.

@@ -20,7 +20,8 @@ final class Store {
     /// the turn's transaction is open on `db`.
     private let reader: OpaquePointer
     private let begin, commit, rollback, savepoint, rollbackToSavepoint, releaseSavepoint: OpaquePointer
-    private let createProfile, claimEventID, applyCounter, appendEvent, readCounter: OpaquePointer
+    private let createProfile, readCounter: OpaquePointer
+    private let claimEventID, applyCounter, appendEvent: Script
     /// Profiles whose row exists in a committed transaction (navprefs' `WriteContext.knownProfiles`).
     private var knownProfiles: Set<String> = []
     private var inTransaction = false
@@ -28,6 +29,8 @@ final class Store {
     /// turn fails.
     private(set) var turnFailed = false
     private var data: [UInt8] = []
+    /// The author navprefs records for a write made without a token.
+    private static let openAuthor = #"{"token":"open"}"#
 
     init?(path: String, synchronous: String) {
         func open(_ flags: Int32) -> OpaquePointer? {
@@ -62,9 +65,9 @@ final class Store {
               let rollback = prepare(db, "ROLLBACK"), let savepoint = prepare(db, "SAVEPOINT job"),
               let rollbackToSavepoint = prepare(db, "ROLLBACK TO job"), let releaseSavepoint = prepare(db, "RELEASE job"),
               let createProfile = prepare(db, Statements.createProfile),
-              let claimEventID = prepare(db, Statements.claimEventID),
-              let applyCounter = prepare(db, Statements.applyCounter),
-              let appendEvent = prepare(db, Statements.appendEvent),
+              let claimEventID = Script(db, Statements.claimEventID),
+              let applyCounter = Script(db, Statements.applyCounter),
+              let appendEvent = Script(db, Statements.appendEvent),
               let readCounter = prepare(reader, Statements.readCounter)
         else { return nil }
         (self.db, self.reader) = (db, reader)
@@ -102,30 +105,33 @@ final class Store {
                 sqlite3_bind_text(createProfile, 1, text, count, nil)
                 guard run(createProfile) else { return nil }
             }
-            sqlite3_bind_text(claimEventID, 1, text, count, nil)
-            sqlite3_bind_int64(claimEventID, 2, 1)
-            defer { sqlite3_reset(claimEventID) }
-            guard sqlite3_step(claimEventID) == SQLITE_ROW else { return nil }
-            let eventID = sqlite3_column_int64(claimEventID, 0)
-            guard sqlite3_step(claimEventID) == SQLITE_DONE else { return nil }
+            claimEventID.bindText(1, text, count, nil)
+            claimEventID.bindInt64(2, 1)
+            defer { claimEventID.reset() }
+            guard claimEventID.step() == SQLITE_ROW else { return nil }
+            let eventID = claimEventID.column(0)
+            guard claimEventID.step() == SQLITE_DONE else { return nil }
             // The guarded upsert, bound as navprefs binds a plain increment (no precondition).
-            sqlite3_bind_text(applyCounter, 1, text, count, nil)
-            sqlite3_bind_null(applyCounter, 2)
-            sqlite3_bind_int64(applyCounter, 3, by)
-            sqlite3_bind_int64(applyCounter, 4, eventID)
-            sqlite3_bind_int64(applyCounter, 5, Int64.min)
-            sqlite3_bind_int64(applyCounter, 6, Int64.max - by)
-            sqlite3_bind_null(applyCounter, 7)
-            sqlite3_bind_null(applyCounter, 8)
-            defer { sqlite3_reset(applyCounter) }
-            switch sqlite3_step(applyCounter) {
+            applyCounter.bindText(1, text, count, nil)
+            applyCounter.bindNull(2)
+            applyCounter.bindInt64(3, by)
+            applyCounter.bindInt64(4, eventID)
+            applyCounter.bindInt64(5, Int64.min)
+            applyCounter.bindInt64(6, Int64.max - by)
+            applyCounter.bindNull(7)
+            applyCounter.bindNull(8)
+            // navprefs' author of a write without a token (`--allow-unauthenticated` or none set).
+            applyCounter.bindText(9, Self.openAuthor, Int32(Self.openAuthor.utf8.count), floor_sqlite_transient())
+            defer { applyCounter.reset() }
+            switch applyCounter.step() {
             case SQLITE_ROW: break
             case SQLITE_DONE: return .refused
             default: return nil
             }
-            let value = sqlite3_column_int64(applyCounter, 0), version = sqlite3_column_int64(applyCounter, 1)
-            guard sqlite3_step(applyCounter) == SQLITE_DONE else { return nil }
-            // The event, with the data ChangeEvent.counter writes (members in its order).
+            let value = applyCounter.column(0), version = applyCounter.column(1)
+            guard applyCounter.step() == SQLITE_DONE else { return nil }
+            // The event, with the data ChangeEvent.counter writes (members in its order) and the
+            // author navprefs adds to it.
             data.removeAll(keepingCapacity: true)
             data.append(contentsOf: #"{"profile":""#.utf8)
             data.append(contentsOf: name)
@@ -137,16 +143,19 @@ final class Store {
             data.appendDecimal(value)
             data.append(contentsOf: #"","version":"#.utf8)
             data.appendDecimal(version)
+            data.append(contentsOf: #","author":"#.utf8)
+            data.append(contentsOf: Self.openAuthor.utf8)
             data.append(UInt8(ascii: "}"))
             let stepped: Bool = data.withUnsafeBufferPointer { bytes in
                 guard let event = bytes.baseAddress else { return false }
-                sqlite3_bind_text(appendEvent, 1, text, count, nil)
-                sqlite3_bind_int64(appendEvent, 2, eventID)
-                sqlite3_bind_text(appendEvent, 3, "counter", 7, floor_sqlite_transient())
-                sqlite3_bind_text(appendEvent, 4, UnsafeRawPointer(event).assumingMemoryBound(to: CChar.self),
+                appendEvent.bindText(1, text, count, nil)
+                appendEvent.bindInt64(2, eventID)
+                appendEvent.bindText(3, "counter", 7, floor_sqlite_transient())
+                appendEvent.bindText(5, "numIndex", 8, floor_sqlite_transient())  // the history it belongs to
+                appendEvent.bindText(4, UnsafeRawPointer(event).assumingMemoryBound(to: CChar.self),
                                   Int32(bytes.count), nil)
-                defer { sqlite3_reset(appendEvent) }
-                return sqlite3_step(appendEvent) == SQLITE_ROW && sqlite3_step(appendEvent) == SQLITE_DONE
+                defer { appendEvent.reset() }
+                return appendEvent.step() == SQLITE_ROW && appendEvent.step() == SQLITE_DONE
             }
             return stepped ? .committed(value: value, version: version, eventID: eventID) : nil
         }
@@ -204,7 +213,7 @@ final class Store {
 
     func close() {
         for statement in [begin, commit, rollback, savepoint, rollbackToSavepoint, releaseSavepoint,
-                          createProfile, claimEventID, applyCounter, appendEvent] {
+                          createProfile] {
             sqlite3_finalize(statement)
         }
         sqlite3_finalize(readCounter)
