@@ -68,6 +68,10 @@ enum PostgresStatements: SQLDialect {
         return "(SELECT \(cells.joined(separator: ", ")) FROM jsonb_array_elements($\(parameter)::jsonb) AS item(value)) AS \(alias)"
     }
 
+    static func write(_ write: String, returning columns: String, from table: String?, where key: String) -> String {
+        "\(write)\nRETURNING \(columns)"
+    }
+
     // MARK: This store's own
 
     /// (profile, touching preferences) → the new last event id, whether the row was inserted

@@ -50,17 +50,22 @@ final class SQLiteStatement {
         for statement in leading { sqlite3_finalize(statement.handle) }
     }
 
-    /// For each value position, the index of its parameter in `handle` (see ``indices``).
+    /// For each value position, the index of its parameter in `handle` (see ``indices``); 0
+    /// for a position the statement does not name (a statement of several that reads `$1` and
+    /// `$3` only).
     private static func parameterIndices(of handle: OpaquePointer) -> [Int32] {
         let count = sqlite3_bind_parameter_count(handle)
         guard count > 0 else { return [] }
-        var indices = Array(1...count)  // plain `?` parameters: in order
+        var numbered: [(number: Int, index: Int32)] = []
         for index in 1...count {
-            // "$3" or "?3": the number after the sigil is the value's position.
+            // "$3" or "?3": the number after the sigil is the value's position. A parameter
+            // without a name is a plain `?` (in order) or a gap below an `?N` (whose index is N).
             guard let name = sqlite3_bind_parameter_name(handle, index),
-                  let number = Int(String(cString: name).dropFirst()), number >= 1, number <= Int(count) else { continue }
-            indices[number - 1] = index
+                  let number = Int(String(cString: name).dropFirst()), (1...999).contains(number) else { return Array(1...count) }
+            numbered.append((number, index))
         }
+        var indices = [Int32](repeating: 0, count: numbered.map(\.number).max() ?? 0)
+        for parameter in numbered { indices[parameter.number - 1] = parameter.index }
         return indices
     }
 
@@ -75,14 +80,15 @@ final class SQLiteStatement {
             return try bind(values.prefix(indices.count), to: handle, at: indices)
         }
         for (offset, value) in values.enumerated() {
-            // A value past the parameters is bound past them too, for SQLite to refuse.
-            let index = offset < indices.count ? indices[offset] : Int32(offset + 1)
+            // A value past the parameters (or in a gap between them) is bound past them, for
+            // SQLite to refuse.
+            let index = offset < indices.count && indices[offset] != 0 ? indices[offset] : Int32(offset + 1) + Int32(indices.count)
             try connection.check(Self.bind(value, to: handle, at: index))
         }
     }
 
     private func bind(_ values: ArraySlice<StatementValue>, to handle: OpaquePointer, at indices: [Int32]) throws(SQLiteError) {
-        for (offset, value) in values.enumerated() {
+        for (offset, value) in values.enumerated() where indices[offset] != 0 {
             try connection.check(Self.bind(value, to: handle, at: indices[offset]))
         }
     }

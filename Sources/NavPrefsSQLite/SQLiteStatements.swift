@@ -84,6 +84,12 @@ enum SQLiteStatements: SQLDialect {
         return "(SELECT \(cells.joined(separator: ", ")) FROM json_each($\(parameter)) AS item) AS \(alias)"
     }
 
+    /// The row read back only if the write changed one (`changes()`: the rows the last
+    /// INSERT, UPDATE or DELETE of this connection changed), as `RETURNING` would give it.
+    static func write(_ write: String, returning columns: String, from table: String?, where key: String) -> String {
+        "\(write);\nSELECT \(columns)\(table.map { " FROM \($0)" } ?? "") WHERE \(key) AND changes() > 0"
+    }
+
     // MARK: This store's own
 
     /// (profile): creates the profile's row unless it exists.

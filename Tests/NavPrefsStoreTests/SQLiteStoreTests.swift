@@ -21,18 +21,20 @@ struct SQLiteStoreTests {
         return database
     }
 
-    @Test("an increment's statements open no temporary b-tree: SQLite opened and closed one per RETURNING, per INSERT ... SELECT reading the table it writes and per IN (SELECT ...), 7.7 per increment and 6 % of its CPU")
-    func incrementStatementsOpenNoTemporaryTable() throws {
+    @Test("the writes of an increment, a navigation step and a keyed retry open no temporary b-tree: SQLite opened and closed one per RETURNING, per INSERT ... SELECT reading the table it writes and per IN (SELECT ...), 7.7 per increment and 6 % of its CPU")
+    func writeStatementsOpenNoTemporaryTable() throws {
         let database = try Self.olderDatabase(version: SQLiteSchema.latestVersion)
         let connection = try SQLiteConnection(path: database.path, readOnly: false)
+        let readingBack: [StoreStatement] = [.insertSession, .updateSession, .claimIdempotencyKey, .deleteToken]
         let texts = [SQLiteStatements.createProfile, SQLiteStatements.claimEventID, SQLiteStatements.applyCounter, SQLiteStatements.appendEvent]
+            + readingBack.map(SQLiteStatements.sql)
         for text in texts {
             // Each statement of the text as written (one per `;` at a line's end), explained
             // with its parameters (up to the highest it names) bound to NULL.
             let statements = text.components(separatedBy: ";\n")
             #expect(text == SQLiteStatements.createProfile || statements.count > 1, "the write reads back what it wrote in a statement of its own")
             for statement in statements {
-                let parameters = (1...9).last { statement.contains("?\($0)") } ?? 0
+                let parameters = (1...9).last { statement.contains("?\($0)") || statement.contains("$\($0)") } ?? 0
                 let explained = try SQLiteStatement(sql: "EXPLAIN " + statement, connection: connection)
                 try explained.bind(Array(repeating: .null, count: parameters))
                 var opcodes: [String] = []

@@ -26,6 +26,11 @@ public protocol SQLDialect {
     /// array per row, whose elements are the `columns` in order (strings, integers or null).
     /// One statement imports a whole batch, instead of a round trip per row.
     static func rows(_ parameter: Int, alias: String, columns: [(name: String, type: ListElement)]) -> String
+    /// `write`, which changes at most one row, with `columns` of the row it changed as its one
+    /// row (none when it changed none): PostgreSQL's `RETURNING`. SQLite's opens and closes a
+    /// temporary b-tree on every run, so it reads the row back in a statement of its own, from
+    /// `table` where `key` holds (without a table, `columns` are constants).
+    static func write(_ write: String, returning columns: String, from table: String?, where key: String) -> String
 }
 
 extension SQLDialect {
@@ -108,17 +113,15 @@ extension StoreStatement {
         case .countSessions:
             "SELECT count(*) FROM sessions WHERE profile = $1"
         case .insertSession:
-            """
-            INSERT INTO sessions (profile, id, state, version, depth, root, top, created_seq, created_at, label, updated_at)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $4, \(dialect.now), $8, \(dialect.now))
-            RETURNING created_at, updated_at
-            """
+            dialect.write("""
+                INSERT INTO sessions (profile, id, state, version, depth, root, top, created_seq, created_at, label, updated_at)
+                VALUES ($1, $2, $3, $4, $5, $6, $7, $4, \(dialect.now), $8, \(dialect.now))
+                """, returning: "created_at, updated_at", from: "sessions", where: "profile = $1 AND id = $2")
         case .updateSession:
-            """
-            UPDATE sessions SET state = $3, version = $4, depth = $5, root = $6, top = $7, updated_at = \(dialect.now)
-            WHERE profile = $1 AND id = $2
-            RETURNING label, created_at, updated_at
-            """
+            dialect.write("""
+                UPDATE sessions SET state = $3, version = $4, depth = $5, root = $6, top = $7, updated_at = \(dialect.now)
+                WHERE profile = $1 AND id = $2
+                """, returning: "label, created_at, updated_at", from: "sessions", where: "profile = $1 AND id = $2")
         case .deleteSession:
             "DELETE FROM sessions WHERE profile = $1 AND id = $2"
         case .readSession:
@@ -189,7 +192,7 @@ extension StoreStatement {
         case .token:
             "SELECT id, hash, profile, label, created_at FROM tokens WHERE id = $1"
         case .deleteToken:
-            "DELETE FROM tokens WHERE id = $1 RETURNING 1"
+            dialect.write("DELETE FROM tokens WHERE id = $1", returning: "1", from: nil, where: "TRUE")
         case .insertSecretIfAbsent:
             "INSERT INTO secrets (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING"
         case .secret:
@@ -201,17 +204,16 @@ extension StoreStatement {
             // Each key takes the next number of its profile, and of its token, so the caps below
             // find the keys beyond them through an index (two writes of one profile racing on
             // PostgreSQL may take one number twice: the cap is then off by one for a while).
-            """
-            INSERT INTO idempotency_keys (profile, key, fingerprint, created_at, status, headers, body, token, seq, token_seq)
-            VALUES ($1, $2, $3, \(dialect.now), 0, '[]', '', $5,
-                    (SELECT coalesce(max(seq), 0) + 1 FROM idempotency_keys WHERE profile = $1),
-                    CASE WHEN CAST($5 AS TEXT) IS NULL THEN 0
-                         ELSE (SELECT coalesce(max(token_seq), 0) + 1 FROM idempotency_keys WHERE token = CAST($5 AS TEXT)) END)
-            ON CONFLICT (profile, key) DO UPDATE SET fingerprint = excluded.fingerprint, created_at = excluded.created_at,
-                status = 0, headers = '[]', body = '', token = excluded.token, seq = excluded.seq, token_seq = excluded.token_seq
-            WHERE idempotency_keys.created_at < excluded.created_at - $4
-            RETURNING 1
-            """
+            dialect.write("""
+                INSERT INTO idempotency_keys (profile, key, fingerprint, created_at, status, headers, body, token, seq, token_seq)
+                VALUES ($1, $2, $3, \(dialect.now), 0, '[]', '', $5,
+                        (SELECT coalesce(max(seq), 0) + 1 FROM idempotency_keys WHERE profile = $1),
+                        CASE WHEN CAST($5 AS TEXT) IS NULL THEN 0
+                             ELSE (SELECT coalesce(max(token_seq), 0) + 1 FROM idempotency_keys WHERE token = CAST($5 AS TEXT)) END)
+                ON CONFLICT (profile, key) DO UPDATE SET fingerprint = excluded.fingerprint, created_at = excluded.created_at,
+                    status = 0, headers = '[]', body = '', token = excluded.token, seq = excluded.seq, token_seq = excluded.token_seq
+                WHERE idempotency_keys.created_at < excluded.created_at - $4
+                """, returning: "1", from: nil, where: "TRUE")
         case .idempotentAnswer:
             "SELECT fingerprint, status, headers, body FROM idempotency_keys WHERE profile = $1 AND key = $2"
         case .recordIdempotentAnswer:
